@@ -1,0 +1,67 @@
+/**
+ * The architecture, checked: `npm run lint` fails when code crosses these lines.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'module-internals',
+      comment:
+        'A module reaches another module only through its index.ts: the Nest module, its public API and its contracts.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'infra-independent-of-modules',
+      comment: 'Shared infrastructure serves every module and knows none of them.',
+      severity: 'error',
+      from: { path: '^src/infra/' },
+      to: { path: '^src/modules/' },
+    },
+    {
+      name: 'pure-domain',
+      comment: 'Domain code (business rules, saga decisions) knows no framework, database, transport or HTTP.',
+      severity: 'error',
+      from: { path: '/domain/' },
+      to: {
+        path: [
+          '^src/infra/',
+          '/database/',
+          '\\.(controller|handler|entity|module|repository|service)\\.ts$',
+          'node_modules/(@nestjs|typeorm|pg|express|bullmq|ioredis|nestjs-cls|@nestjs-cls|nestjs-pino)/',
+        ],
+      },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle makes load order (and decorator metadata) depend on luck.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'src-stands-alone',
+      comment: 'The app never imports tests, benchmarks or scripts.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+    {
+      name: 'resolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['require', 'import', 'node', 'default'],
+      mainFields: ['main', 'types'],
+    },
+  },
+};

@@ -1,0 +1,19 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  rootDir: '.',
+  testEnvironment: 'node',
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/test/**/*.int-spec.ts',
+    '<rootDir>/test/**/*.e2e-spec.ts',
+    '<rootDir>/test/exercises/**/*.spec.ts',
+  ],
+  transform: { '^.+\\.(ts|js|mjs)$': '<rootDir>/test/support/jest-transformer.js' },
+  // ES-module packages must be compiled too; the transformer leaves CommonJS ones as they are.
+  transformIgnorePatterns: [],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 60_000,
+  slowTestThreshold: 20,
+  maxWorkers: 2,
+};

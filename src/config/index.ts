@@ -1,0 +1,7 @@
+import { checkoutConfig } from '../modules/checkout';
+import { appConfig } from './app.config';
+import { databaseConfig } from './database.config';
+import { redisConfig } from './redis.config';
+
+/** Every concern's configuration; each validates its own variables. */
+export const configFactories = [appConfig, databaseConfig, redisConfig, checkoutConfig];

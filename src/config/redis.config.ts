@@ -1,0 +1,17 @@
+import { ConfigType, registerAs } from '@nestjs/config';
+import { Matches } from 'class-validator';
+import { readEnv } from './env';
+
+class RedisEnv {
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL, e.g. redis://localhost:6379' })
+  REDIS_URL: string = 'redis://localhost:6379';
+  /** Namespaces every BullMQ key, so that several deployments (or test runs) can share one Redis. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, - or _' })
+  QUEUE_PREFIX: string = 'checkout';
+}
+
+export const redisConfig = registerAs('redis', () => {
+  const env = readEnv(RedisEnv);
+  return { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX };
+});
+export type RedisConfig = ConfigType<typeof redisConfig>;

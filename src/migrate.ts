@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { AppModule } from './app.module';
+import { databaseConfig } from './config/database.config';
+import { createDatabase, isMissingDatabase } from './infra/database/create-database';
+import { dataSourceOptions } from './infra/database/data-source.options';
+import { runMigrations } from './infra/database/run-migrations';
+
+/** `npm run migration:run`: applies every module's pending migrations to DATABASE_URL, then exits. */
+async function migrate(): Promise<void> {
+  void AppModule; // importing it registers every module's migrations
+  const config = databaseConfig();
+  const dataSource = new DataSource(dataSourceOptions(config));
+  await dataSource.initialize().catch(async (error: unknown) => {
+    if (!isMissingDatabase(error)) throw error;
+    process.stdout.write(`Created database ${await createDatabase(config.url)}\n`);
+    await dataSource.initialize();
+  });
+  try {
+    const applied = await runMigrations(dataSource);
+    process.stdout.write(
+      applied.length === 0 ? 'No pending migrations\n' : applied.map((m) => `Applied ${m.name}\n`).join(''),
+    );
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+migrate().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,2 @@
+export { CheckoutModule } from './checkout.module';
+export { checkoutConfig } from './checkout.config';

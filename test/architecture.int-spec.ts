@@ -1,0 +1,111 @@
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const root = path.resolve(__dirname, '..');
+const run = promisify(execFile);
+const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+
+async function exitCodeOf(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd, maxBuffer: 10 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+  }
+}
+
+/** A throwaway tree with the project's rules, for planting violations without touching the real one. */
+function plantedTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'architecture-'));
+  cpSync(path.join(root, '.dependency-cruiser.js'), path.join(dir, '.dependency-cruiser.js'));
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'node20', moduleResolution: 'node16', strict: true } }),
+  );
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), content);
+  }
+  return dir;
+}
+
+const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
+
+describe('The architecture rules', () => {
+  const planted: string[] = [];
+  afterAll(() => planted.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const tree = (files: Record<string, string>) => {
+    const dir = plantedTree(files);
+    planted.push(dir);
+    return dir;
+  };
+
+  it('when the real tree is checked, then no rule is broken', async () => {
+    const { code, output } = await cruise(root);
+
+    expect(output).toContain('no dependency violations found');
+    expect(code).toBe(0);
+  });
+
+  it('when a module imports another module through its index, then that is allowed', async () => {
+    const dir = tree({
+      'src/modules/billing/index.ts': "export const charge = () => 'charged';\n",
+      'src/modules/checkout/start.ts': "import { charge } from '../billing';\nexport const start = () => charge();\n",
+    });
+
+    expect((await cruise(dir)).code).toBe(0);
+  });
+
+  it("when a module imports another module's internals, then the lint fails naming the rule", async () => {
+    const dir = tree({
+      'src/modules/billing/index.ts': "export * from './payments/payment.service';\n",
+      'src/modules/billing/payments/payment.service.ts': 'export class PaymentService {}\n',
+      'src/modules/checkout/start.ts':
+        "import { PaymentService } from '../billing/payments/payment.service';\nexport const start = () => new PaymentService();\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain('module-internals');
+    expect(output).toContain('src/modules/checkout/start.ts');
+  });
+
+  it('when shared infrastructure imports a module, then the lint fails', async () => {
+    const dir = tree({
+      'src/modules/billing/index.ts': 'export const billing = 1;\n',
+      'src/infra/outbox/relay.ts': "import { billing } from '../../modules/billing';\nexport const relay = billing;\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain('infra-independent-of-modules');
+  });
+
+  it('when domain code imports the database layer, then the lint fails', async () => {
+    const dir = tree({
+      'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',
+      'src/modules/billing/domain/payment.ts':
+        "import { PaymentEntity } from '../database/payment.entity';\nexport const pay = () => new PaymentEntity();\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain('pure-domain');
+  });
+
+  it('when eslint and prettier check the tree, then they find nothing', async () => {
+    const eslint = await exitCodeOf(bin('eslint'), ['.'], root);
+    const prettier = await exitCodeOf(bin('prettier'), ['--check', '.'], root);
+
+    expect(eslint.output).toBe('');
+    expect(eslint.code).toBe(0);
+    expect(prettier.code).toBe(0);
+  });
+});

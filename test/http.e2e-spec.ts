@@ -1,0 +1,101 @@
+import { CORRELATION_HEADER } from '../src/infra/context/message-context';
+import { TestApp } from './support/test-app';
+
+describe('The HTTP surface', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ env: { HTTP_BODY_LIMIT: '1kb' } });
+  });
+  afterAll(() => app.stop());
+
+  it('when Postgres and Redis answer, then GET /health is 200 and names both up', async () => {
+    const response = await app.http().get('/health').expect(200);
+
+    expect(response.body).toMatchObject({
+      status: 'ok',
+      info: { postgres: { status: 'up' }, redis: { status: 'up' } },
+    });
+  });
+
+  it('when the app has started, then the six schemas exist', async () => {
+    const rows = await app.database.query<{ nspname: string }>(
+      `SELECT nspname FROM pg_namespace WHERE nspname = ANY($1) ORDER BY nspname`,
+      [['identity', 'billing', 'content', 'notifications', 'checkout', 'outbox']],
+    );
+
+    expect(rows.map((row) => row.nspname)).toEqual([
+      'billing',
+      'checkout',
+      'content',
+      'identity',
+      'notifications',
+      'outbox',
+    ]);
+  });
+
+  it('when a route does not exist, then the answer is a 404 JSON error', async () => {
+    const response = await app.http().get('/no/such/route').expect(404).expect('content-type', /json/);
+
+    expect(response.body).toEqual({ statusCode: 404, error: 'Not Found', message: 'Cannot GET /no/such/route' });
+  });
+
+  it('when the body is not valid JSON, then the answer is a 400 JSON error', async () => {
+    const response = await app
+      .http()
+      .post('/health')
+      .set('content-type', 'application/json')
+      .send('{"email": ')
+      .expect(400)
+      .expect('content-type', /json/);
+
+    expect(response.body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(response.body.message).toMatch(/^Request body is not valid JSON/);
+  });
+
+  it('when the body is larger than HTTP_BODY_LIMIT, then the answer is a 413 JSON error', async () => {
+    const response = await app
+      .http()
+      .post('/health')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ padding: 'x'.repeat(2_000) }))
+      .expect(413)
+      .expect('content-type', /json/);
+
+    expect(response.headers[CORRELATION_HEADER]).toBeDefined();
+    expect(response.body).toEqual({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message: 'Request body is larger than the limit of 1024 bytes',
+    });
+  });
+
+  it('when a request carries X-Correlation-Id, then the response echoes it; when not, one is made', async () => {
+    const given = await app.http().get('/health').set(CORRELATION_HEADER, 'order-42.retry-1');
+    const made = await app.http().get('/health');
+
+    expect(given.headers[CORRELATION_HEADER]).toBe('order-42.retry-1');
+    expect(made.headers[CORRELATION_HEADER]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('when X-Correlation-Id is not a plain token, then it is replaced by a new one', async () => {
+    const response = await app.http().get('/health').set(CORRELATION_HEADER, 'bad id with spaces');
+
+    expect(response.headers[CORRELATION_HEADER]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('when asked for the API documentation, then /docs serves Swagger UI and /docs-json the OpenAPI document', async () => {
+    await app.http().get('/docs').expect(200).expect('content-type', /html/);
+    const response = await app.http().get('/docs-json').expect(200);
+
+    expect(response.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(response.body.paths)).toContain('/health');
+  });
+
+  it('when answering, then security headers are set and the framework is not advertised', async () => {
+    const response = await app.http().get('/health');
+
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+});

@@ -1,0 +1,82 @@
+import { AppProcess, freePort } from './support/app-process';
+import { eventually } from './support/eventually';
+import { TcpProxy } from './support/tcp-proxy';
+import { TestDatabase } from './support/test-database';
+import { TEST_DATABASE_URL } from './support/test-env';
+
+describe('Starting and stopping the app as a process', () => {
+  let database: TestDatabase;
+  const processes: AppProcess[] = [];
+  const started = async (env: Record<string, string>) => {
+    const app = await AppProcess.start(env);
+    processes.push(app);
+    return app;
+  };
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+  });
+  afterEach(async () => {
+    await Promise.all(processes.splice(0).map((app) => app.stop()));
+  });
+  afterAll(() => database.drop());
+
+  it('when DATABASE_URL is not a postgres URL, then the app refuses to start and names the variable', async () => {
+    const app = await started({
+      DATABASE_URL: 'mysql://somewhere/checkout',
+      PORT: '70000',
+      CHECKOUT_MODE: 'sometimes',
+    });
+
+    expect(await app.exitCode()).toBe(1);
+    expect(app.output.join('\n')).toContain('DATABASE_URL: must be a postgres:// URL');
+    expect(app.output.join('\n')).toContain('PORT: must not be greater than 65535');
+    expect(app.output.join('\n')).toContain('CHECKOUT_MODE: must be one of choreography, orchestration');
+  });
+
+  it('when Postgres does not answer at start, then the app serves /health 503 naming it, retries, and recovers', async () => {
+    const port = await freePort();
+    const unreachable = new URL(database.url);
+    unreachable.port = String(port);
+    const app = await started({ DATABASE_URL: unreachable.toString(), DATABASE_RETRY_MS: '200' });
+
+    await app.waitForLine(/Postgres is not ready .*attempt 2/);
+    const down = await eventually(async () => {
+      const health = await app.get('/health');
+      expect(health.status).toBe(503);
+      return health.body;
+    });
+    expect(down).toMatchObject({ status: 'error', error: { postgres: { status: 'down' } }, message: 'down: postgres' });
+
+    const real = new URL(TEST_DATABASE_URL);
+    const proxy = new TcpProxy(port, { host: real.hostname, port: Number(real.port || 5432) });
+    await proxy.open();
+    try {
+      await eventually(async () => expect((await app.get('/health')).status).toBe(200));
+      await app.waitForLine(/Postgres is answering after \d+ attempts/);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('when Redis does not answer, then /health is 503 and names redis', async () => {
+    const app = await started({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
+
+    const health = await eventually(async () => {
+      const answer = await app.get('/health');
+      expect(answer.status).toBe(503);
+      return answer.body;
+    });
+    expect(health).toMatchObject({ error: { redis: { status: 'down' } }, info: { postgres: { status: 'up' } } });
+  });
+
+  it('when sent SIGTERM, then it closes HTTP, then everything else, and exits 0', async () => {
+    const app = await started({ DATABASE_URL: database.url });
+    await eventually(async () => expect((await app.get('/health')).status).toBe(200));
+
+    app.signal('SIGTERM');
+
+    expect(await app.exitCode()).toBe(0);
+    expect(app.output.join('\n')).toMatch(/SIGTERM received[\s\S]*Stopped/);
+  });
+});

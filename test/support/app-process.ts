@@ -1,0 +1,114 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { eventually } from './eventually';
+import { TEST_REDIS_URL } from './test-env';
+
+const root = path.resolve(__dirname, '../..');
+
+/** A TCP port that nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The app as its own operating-system process, the way it runs in production: for what only a
+ * process shows (refusing to start, exit codes, signals, being killed). By default it runs the
+ * TypeScript sources; `command` runs something else, such as `npm start`.
+ */
+export class AppProcess {
+  readonly output: string[] = [];
+  private exited?: Promise<number | null>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static async start(env: Record<string, string>, command?: string[]): Promise<AppProcess> {
+    const port = env.PORT ? Number(env.PORT) : await freePort();
+    const [executable, ...args] = command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts'];
+    const child = spawn(executable, args, {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        REDIS_URL: TEST_REDIS_URL,
+        LOG_LEVEL: 'info',
+        ...env,
+        PORT: String(port),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: command !== undefined, // so that `npm start` and its node child are signalled together
+    });
+    return new AppProcess(child, port);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** The exit code, once the process has ended. */
+  exitCode(timeoutMs = 20_000): Promise<number | null> {
+    return Promise.race([
+      this.exited!,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms:\n${this.tail()}`)), timeoutMs).unref(),
+      ),
+    ]);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.child.exitCode !== null) return;
+    if (this.child.spawnargs[0] !== process.execPath) process.kill(-this.child.pid!, signal);
+    else this.child.kill(signal);
+  }
+
+  async stop(): Promise<void> {
+    this.signal('SIGKILL');
+    await this.exited;
+  }
+
+  async waitForLine(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    return eventually(
+      () => {
+        const line = this.output.find((text) => pattern.test(text));
+        if (!line) throw new Error(`no line matching ${pattern} yet:\n${this.tail()}`);
+        return line;
+      },
+      { timeoutMs, intervalMs: 50 },
+    );
+  }
+
+  async get(pathname: string): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${this.url}${pathname}`);
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body };
+  }
+
+  tail(lines = 20): string {
+    return this.output.slice(-lines).join('\n');
+  }
+}

@@ -1,0 +1,63 @@
+import { Client, escapeIdentifier, Pool } from 'pg';
+import { assertTestDatabase, databaseName, runId, TEST_DATABASE_URL, withDatabaseName } from './test-env';
+
+const maintenanceUrl = () => withDatabaseName(TEST_DATABASE_URL, 'postgres');
+
+async function onMaintenanceDatabase<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: maintenanceUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function recreateDatabase(name: string, template?: string): Promise<void> {
+  assertTestDatabase(withDatabaseName(TEST_DATABASE_URL, name));
+  await onMaintenanceDatabase(async (client) => {
+    await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
+    await client.query(
+      `CREATE DATABASE ${escapeIdentifier(name)}${template ? ` TEMPLATE ${escapeIdentifier(template)}` : ''}`,
+    );
+  });
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  assertTestDatabase(withDatabaseName(TEST_DATABASE_URL, name));
+  await onMaintenanceDatabase((client) =>
+    client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`),
+  );
+}
+
+let created = 0;
+
+/**
+ * A database of its own for one test file (or one app), copied from the migrated template that
+ * the global setup made: no test sees another's rows, and copying takes milliseconds.
+ */
+export class TestDatabase {
+  readonly url: string;
+  /** For the test's own assertions; separate from the app's pool. */
+  readonly pool: Pool;
+
+  private constructor(readonly name: string) {
+    this.url = withDatabaseName(TEST_DATABASE_URL, name);
+    this.pool = new Pool({ connectionString: this.url, max: 4 });
+  }
+
+  static async create(): Promise<TestDatabase> {
+    const name = `${databaseName(TEST_DATABASE_URL)}_${runId()}_${process.env.JEST_WORKER_ID ?? 0}_${++created}`;
+    await recreateDatabase(name, databaseName(TEST_DATABASE_URL));
+    return new TestDatabase(name);
+  }
+
+  async query<Row extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query<Row>(sql, params)).rows;
+  }
+
+  async drop(): Promise<void> {
+    await this.pool.end();
+    await dropDatabase(this.name);
+  }
+}
