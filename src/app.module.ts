@@ -1,12 +1,16 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
+import { ScheduleModule } from '@nestjs/schedule';
 import { configFactories } from './config';
 import { ContextModule } from './infra/context/context.module';
 import { DatabaseModule } from './infra/database/database.module';
+import { FaultsModule } from './infra/faults/faults.module';
 import { HealthModule } from './infra/health/health.module';
 import { LoggingModule } from './infra/logging/logging.module';
+import { MetricsModule } from './infra/metrics/metrics.module';
 import { OutboxModule } from './infra/outbox/outbox.module';
 import { RedisModule } from './infra/redis/redis.module';
+import { RolesModule } from './infra/roles/roles.module';
 import { BillingModule } from './modules/billing';
 import { CheckoutModule } from './modules/checkout';
 import { ContentModule } from './modules/content';
@@ -17,10 +21,14 @@ import { NotificationsModule } from './modules/notifications';
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: configFactories }),
+    ScheduleModule.forRoot(),
     ContextModule,
     LoggingModule,
+    RolesModule,
     DatabaseModule.forRoot(),
     RedisModule,
+    MetricsModule,
+    FaultsModule,
     HealthModule,
     OutboxModule,
     IdentityModule,

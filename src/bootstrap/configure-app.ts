@@ -1,12 +1,20 @@
 import { ConfigType } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { appConfig } from '../config/app.config';
 import { correlationMiddleware } from '../infra/context/context.module';
+import { errorBody } from '../infra/http/error-body';
 import { HttpErrorFilter } from '../infra/http/http-error.filter';
 import { createValidationPipe } from '../infra/http/validation.pipe';
+
+/** A process without the `api` role still answers health checks and metric scrapes, and nothing else. */
+const operationsOnly: RequestHandler = (req, res, next) => {
+  if (/^\/(health|metrics)(\/|$|\?)/.test(req.url)) return next();
+  res.status(404).json(errorBody(404, 'This process does not run the api role'));
+};
 
 /**
  * Everything about the HTTP surface that is not a route: used by main.ts and by the tests' app
@@ -16,6 +24,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   app.useLogger(app.get(Logger));
   app.use(correlationMiddleware());
+  if (!config.roles.has('api')) app.use(operationsOnly);
   app.use(helmet());
   app.useBodyParser('json', { limit: config.httpBodyLimit, strict: true });
   app.useGlobalPipes(createValidationPipe());

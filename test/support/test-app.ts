@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,8 @@ export interface StartOptions {
   queuePrefix?: string;
   /** Environment variables for this app, over the test defaults. */
   env?: Record<string, string>;
+  /** Extra modules, such as test fixtures. */
+  imports?: Array<Type | DynamicModule>;
 }
 
 let apps = 0;
@@ -58,7 +61,7 @@ export class TestApp {
         ...options.env,
       },
       async () => {
-        const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+        const moduleRef = await Test.createTestingModule({ imports: [AppModule, ...(options.imports ?? [])] })
           .overrideProvider(LOG_DESTINATION)
           .useValue(logs)
           .compile();

@@ -1,4 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { ClsPluginTransactional } from '@nestjs-cls/transactional';
+import { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { getDataSourceToken } from '@nestjs/typeorm';
 import type { RequestHandler, Request, Response } from 'express';
 import { ClsMiddleware, ClsModule, ClsService } from 'nestjs-cls';
 import { CORRELATION_HEADER, correlationIdFrom, type MessageContext } from './message-context';
@@ -20,8 +23,22 @@ export function correlationMiddleware(): RequestHandler {
   return (req, res, next) => void middleware.use(req, res, next);
 }
 
+/**
+ * The context store, and the transactions kept in it: `@Transactional()` methods and
+ * `TransactionHost` share one transaction per unit of work, and the outbox writes into it.
+ */
 @Global()
 @Module({
-  imports: [ClsModule.forRoot({ global: true, middleware: { mount: false } })],
+  imports: [
+    ClsModule.forRoot({
+      global: true,
+      middleware: { mount: false },
+      plugins: [
+        new ClsPluginTransactional({
+          adapter: new TransactionalAdapterTypeOrm({ dataSourceToken: getDataSourceToken() }),
+        }),
+      ],
+    }),
+  ],
 })
 export class ContextModule {}

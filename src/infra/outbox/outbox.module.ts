@@ -1,8 +1,43 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
+import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
+import { DeadLetters } from './dead-letters';
+import { DeadLettersController } from './dead-letters.controller';
+import { DeliveryLog } from './delivery-log';
+import { Housekeeping } from './housekeeping';
+import { OutboxConsumer } from './outbox.consumer';
+import { OutboxMetrics } from './outbox.metrics';
+import { OutboxPublisher } from './outbox.publisher';
+import { OutboxQueues } from './outbox.queues';
+import { OutboxRelay } from './outbox.relay';
+import { RedeliverySweeper } from './redelivery.sweeper';
+import { Subscriptions } from './subscriptions';
 
+/**
+ * The transport: the publisher that modules write messages with, and the relay, consumers,
+ * redelivery sweep, housekeeping and dead-letter handling behind it.
+ */
+@Global()
 @Module({
-  imports: [DatabaseModule.forFeature({ migrations: [CreateOutboxSchema1795970000000] })],
+  imports: [
+    DiscoveryModule,
+    DatabaseModule.forFeature({ migrations: [CreateOutboxSchema1795970000000, CreateOutboxTables1795970001000] }),
+  ],
+  controllers: [DeadLettersController],
+  providers: [
+    Subscriptions,
+    OutboxPublisher,
+    OutboxQueues,
+    OutboxMetrics,
+    OutboxRelay,
+    OutboxConsumer,
+    DeliveryLog,
+    DeadLetters,
+    RedeliverySweeper,
+    Housekeeping,
+  ],
+  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters],
 })
 export class OutboxModule {}

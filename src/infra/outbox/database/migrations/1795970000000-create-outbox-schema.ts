@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateOutboxSchema1795970000000 implements MigrationInterface {
   name = 'CreateOutboxSchema1795970000000';

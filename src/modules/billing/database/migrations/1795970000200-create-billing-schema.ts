@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateBillingSchema1795970000200 implements MigrationInterface {
   name = 'CreateBillingSchema1795970000200';

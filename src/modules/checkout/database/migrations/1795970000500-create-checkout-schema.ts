@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateCheckoutSchema1795970000500 implements MigrationInterface {
   name = 'CreateCheckoutSchema1795970000500';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateContentSchema1795970000300 implements MigrationInterface {
   name = 'CreateContentSchema1795970000300';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateIdentitySchema1795970000100 implements MigrationInterface {
   name = 'CreateIdentitySchema1795970000100';

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateNotificationsSchema1795970000400 implements MigrationInterface {
   name = 'CreateNotificationsSchema1795970000400';

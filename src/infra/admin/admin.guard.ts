@@ -1,0 +1,48 @@
+import {
+  applyDecorators,
+  type CanActivate,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  NotFoundException,
+  UnauthorizedException,
+  UseGuards,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { appConfig, type AppConfig } from '../../config/app.config';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * `/admin/*` needs `Authorization: Bearer $ADMIN_TOKEN`. Without a configured token the admin
+ * surface does not exist (404). The comparison takes the same time whatever the guess.
+ */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  private readonly expected?: Buffer;
+
+  constructor(@Inject(appConfig.KEY) config: AppConfig) {
+    this.expected = config.adminToken ? digest(config.adminToken) : undefined;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (!this.expected) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
+    const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
+    const [scheme, token] = header.split(' ');
+    if (scheme?.toLowerCase() !== 'bearer' || !token || !timingSafeEqual(digest(token), this.expected)) {
+      throw new UnauthorizedException('A valid admin bearer token is required');
+    }
+    return true;
+  }
+}
+
+/** Marks a controller or route as an operator's: bearer token required. */
+export const AdminOnly = () =>
+  applyDecorators(
+    UseGuards(AdminGuard),
+    ApiBearerAuth('admin'),
+    ApiUnauthorizedResponse({ description: 'Missing or wrong bearer token' }),
+    ApiNotFoundResponse({ description: 'Unknown id, or ADMIN_TOKEN not set' }),
+  );

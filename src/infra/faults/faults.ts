@@ -1,0 +1,101 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { appConfig, type AppConfig } from '../../config/app.config';
+
+export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after'] as const;
+export type FaultAction = (typeof FAULT_ACTIONS)[number];
+
+export interface FaultRule {
+  /** Where: `relay.after-push`, `consumer:<name>`, `step:<step>`, `compensation:<step>`. */
+  point: string;
+  action: FaultAction;
+  /** How many occurrences it affects; omitted: every one. */
+  times?: number;
+}
+
+export interface ActiveFaultRule extends FaultRule {
+  /** Occurrences it has affected so far. */
+  hits: number;
+}
+
+/** Thrown where a `fail` rule fires. */
+export class InjectedFault extends Error {
+  constructor(readonly point: string) {
+    super(`Injected fault at ${point}`);
+    this.name = 'InjectedFault';
+  }
+}
+
+/** The points where faults can be injected, and which actions each understands. */
+export interface FaultPoint {
+  point: string;
+  actions: readonly FaultAction[];
+  description: string;
+}
+
+/**
+ * Fault injection, for demonstrations and tests, and only when FAULT_INJECTION=true. Rules live in
+ * this process's memory: with several replicas, each is set on its own.
+ */
+@Injectable()
+export class Faults {
+  private readonly logger = new Logger('Faults');
+  private rules: ActiveFaultRule[] = [];
+  private readonly points = new Map<string, FaultPoint>();
+
+  constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
+
+  get enabled(): boolean {
+    return this.config.faultInjection;
+  }
+
+  /** Components declare their points at start, so that a rule naming no real point is refused. */
+  declare(point: FaultPoint): void {
+    this.points.set(point.point, point);
+  }
+
+  declared(): FaultPoint[] {
+    return [...this.points.values()].sort((a, b) => a.point.localeCompare(b.point));
+  }
+
+  /** Why these rules cannot be set, one problem per entry; empty when they can. */
+  problemsWith(rules: FaultRule[]): string[] {
+    return rules.flatMap((rule, index) => {
+      const point = this.points.get(rule.point);
+      if (!point) return [`rules.${index}.point: unknown point "${rule.point}"; see GET /admin/faults for the points`];
+      if (!point.actions.includes(rule.action)) {
+        return [`rules.${index}.action: ${rule.point} understands ${point.actions.join(', ')}`];
+      }
+      return [];
+    });
+  }
+
+  set(rules: FaultRule[]): void {
+    const problems = this.problemsWith(rules);
+    if (problems.length > 0) throw new Error(problems.join('; '));
+    this.rules = rules.map((rule) => ({ ...rule, hits: 0 }));
+    if (rules.length > 0) this.logger.warn(`Fault rules set: ${JSON.stringify(rules)}`);
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  active(): ActiveFaultRule[] {
+    return this.rules.map((rule) => ({ ...rule }));
+  }
+
+  /** The action to take at this point now, if a rule says so; each call uses up one occurrence. */
+  take(point: string): FaultAction | undefined {
+    if (!this.enabled) return undefined;
+    const rule = this.rules.find((r) => r.point === point && (r.times === undefined || r.hits < r.times));
+    if (!rule) return undefined;
+    rule.hits += 1;
+    this.logger.warn(`Injecting ${rule.action} at ${point} (${rule.hits}${rule.times ? `/${rule.times}` : ''})`);
+    return rule.action;
+  }
+
+  /** Throws an InjectedFault when a `fail` rule fires at this point. */
+  failIfInjected(point: string): void {
+    if (this.take(point) === 'fail') throw new InjectedFault(point);
+  }
+}

@@ -1,0 +1,128 @@
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { OutboxMessage } from './message';
+import { jobIdOf, OutboxQueues } from './outbox.queues';
+import { Subscriptions } from './subscriptions';
+
+export type DeadLetterStatus = 'dead' | 'redriven' | 'discarded';
+
+export interface DeadLetter {
+  id: string;
+  messageId: string;
+  consumer: string;
+  type: string;
+  correlationId: string;
+  error: string;
+  attempts: number;
+  firstFailedAt: string;
+  lastFailedAt: string;
+  status: DeadLetterStatus;
+  resolvedAt: string | null;
+  message: Omit<OutboxMessage, 'id'>;
+}
+
+interface DeadLetterRow {
+  id: string;
+  message_id: string;
+  consumer: string;
+  type: string;
+  correlation_id: string;
+  message: OutboxMessage;
+  error: string;
+  attempts: number;
+  first_failed_at: Date;
+  last_failed_at: Date;
+  status: DeadLetterStatus;
+  resolved_at: Date | null;
+}
+
+const toDeadLetter = (row: DeadLetterRow): DeadLetter => {
+  const { id: _messageId, ...message } = row.message;
+  return {
+    id: row.id,
+    messageId: row.message_id,
+    consumer: row.consumer,
+    type: row.type,
+    correlationId: row.correlation_id,
+    error: row.error,
+    attempts: row.attempts,
+    firstFailedAt: row.first_failed_at.toISOString(),
+    lastFailedAt: row.last_failed_at.toISOString(),
+    status: row.status,
+    resolvedAt: row.resolved_at?.toISOString() ?? null,
+    message,
+  };
+};
+
+/** What an operator can do with the messages that a consumer gave up on. */
+@Injectable()
+export class DeadLetters {
+  private readonly logger = new Logger('DeadLetters');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queues: OutboxQueues,
+    private readonly subscriptions: Subscriptions,
+  ) {}
+
+  async list(filter: { status?: DeadLetterStatus; consumer?: string; limit?: number } = {}): Promise<DeadLetter[]> {
+    const rows = await this.dataSource.query<DeadLetterRow[]>(
+      `SELECT * FROM outbox.dead_letters
+        WHERE status = $1 AND ($2::text IS NULL OR consumer = $2)
+        ORDER BY last_failed_at DESC
+        LIMIT $3`,
+      [filter.status ?? 'dead', filter.consumer ?? null, filter.limit ?? 100],
+    );
+    return rows.map(toDeadLetter);
+  }
+
+  /**
+   * Delivers the message again to that consumer only, with a fresh set of attempts. The inbox
+   * still guards it: if the effect did happen after all, the redrive changes nothing.
+   */
+  redrive(id: string): Promise<DeadLetter> {
+    return this.dataSource.transaction(async (tx) => {
+      const row = await this.resolve(id, 'redriven', tx.query.bind(tx));
+      const subscription = this.subscriptions.consumer(row.consumer);
+      if (!subscription) throw new ConflictException(`Consumer ${row.consumer} no longer exists: discard instead`);
+      // Undelivered again, so that the sweep pushes it once more should Redis lose this job.
+      await tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [row.message_id]);
+      await this.queues.push([
+        {
+          queue: subscription.queue,
+          jobId: `${jobIdOf(row.message_id, row.consumer)}--redrive-${row.id}`,
+          job: { ...row.message, id: row.message_id, consumer: row.consumer },
+        },
+      ]);
+      this.logger.warn(`Redriven ${row.type} to ${row.consumer} (dead letter ${id})`);
+      return toDeadLetter(row);
+    });
+  }
+
+  /** Gives up on it for good; the dead letter stays, marked discarded, as the record. */
+  async discard(id: string): Promise<DeadLetter> {
+    const row = await this.resolve(id, 'discarded', this.dataSource.query.bind(this.dataSource));
+    this.logger.warn(`Discarded ${row.type} for ${row.consumer} (dead letter ${id})`);
+    return toDeadLetter(row);
+  }
+
+  private async resolve(
+    id: string,
+    status: Exclude<DeadLetterStatus, 'dead'>,
+    query: DataSource['query'],
+  ): Promise<DeadLetterRow> {
+    const [rows] = await query<[DeadLetterRow[], number]>(
+      `UPDATE outbox.dead_letters SET status = $2, resolved_at = clock_timestamp()
+        WHERE id = $1 AND status = 'dead'
+        RETURNING *`,
+      [id, status],
+    );
+    if (rows.length > 0) return rows[0];
+    const [existing] = await query<Array<{ status: DeadLetterStatus }>>(
+      `SELECT status FROM outbox.dead_letters WHERE id = $1`,
+      [id],
+    );
+    if (!existing) throw new NotFoundException(`No dead letter ${id}`);
+    throw new ConflictException(`Dead letter ${id} was already ${existing.status}`);
+  }
+}

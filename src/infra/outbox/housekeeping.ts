@@ -1,0 +1,101 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource } from 'typeorm';
+import { DatabaseConnector } from '../database/database.connector';
+import { describeError } from '../errors';
+import { AppRoles } from '../roles/app-roles';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+
+const PURGE_BATCH = 1_000;
+
+/**
+ * Deletes what the transport no longer needs, in small batches so that no purge holds locks for
+ * long: delivered messages, inbox rows and attempt records older than the retention. An inbox
+ * row is kept while its message is still undelivered, since it is what stops a redelivery from
+ * taking effect twice. Dead letters are never purged: they are the operators' record.
+ */
+@Injectable()
+export class Housekeeping implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Housekeeping');
+  private running?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connector: DatabaseConnector,
+    private readonly roles: AppRoles,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.has('relay')) return;
+    void this.connector.ready.then(() => {
+      if (this.stopped) return;
+      this.scheduler.addInterval(
+        'outbox-housekeeping',
+        setInterval(() => void this.tick(), this.config.housekeepingIntervalMs),
+      );
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.scheduler.doesExist('interval', 'outbox-housekeeping')) {
+      this.scheduler.deleteInterval('outbox-housekeeping');
+    }
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = this.purge()
+      .then((purged) => {
+        const total = Object.values(purged).reduce((sum, count) => sum + count, 0);
+        if (total > 0) this.logger.log(`Purged ${JSON.stringify(purged)}`);
+      })
+      .catch((error: unknown) => this.logger.warn(`Housekeeping failed, will retry: ${describeError(error)}`))
+      .finally(() => (this.running = undefined));
+    await this.running;
+  }
+
+  /** Purges everything past the retention; returns how many rows of each kind went. */
+  async purge(retentionHours = this.config.retentionHours): Promise<Record<string, number>> {
+    const cutoff = new Date(Date.now() - retentionHours * 3_600_000);
+    return {
+      messages: await this.inBatches(
+        `DELETE FROM outbox.messages WHERE id IN (
+           SELECT id FROM outbox.messages WHERE delivered_at < $1 LIMIT ${PURGE_BATCH})`,
+        cutoff,
+      ),
+      inbox: await this.inBatches(
+        `DELETE FROM outbox.inbox WHERE (message_id, consumer) IN (
+           SELECT i.message_id, i.consumer FROM outbox.inbox i
+            WHERE i.handled_at < $1
+              AND NOT EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = i.message_id AND m.delivered_at IS NULL)
+            LIMIT ${PURGE_BATCH})`,
+        cutoff,
+      ),
+      attempts: await this.inBatches(
+        `DELETE FROM outbox.delivery_attempts WHERE id IN (
+           SELECT id FROM outbox.delivery_attempts WHERE at < $1 LIMIT ${PURGE_BATCH})`,
+        cutoff,
+      ),
+    };
+  }
+
+  private async inBatches(sql: string, cutoff: Date): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [, deleted] = await this.dataSource.query<[unknown[], number]>(sql, [cutoff]);
+      total += deleted;
+      if (deleted < PURGE_BATCH || this.stopped) return total;
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+
+export type MessageKind = 'event' | 'command';
+
+/**
+ * A message type of the published language: its name (`module.fact-or-order.vN`), whether it is
+ * an event (a fact, owned by its emitter) or a command (an order, owned by its receiver), and the
+ * class that describes and validates its payload.
+ */
+export interface MessageContract<Payload extends object = object> {
+  readonly type: string;
+  readonly kind: MessageKind;
+  readonly payload: new () => Payload;
+}
+
+export type PayloadOf<C> = C extends MessageContract<infer P> ? P : never;
+
+const TYPE_NAME = /^[a-z]+\.[a-z0-9-]+\.v[0-9]+$/;
+
+function define<P extends object>(kind: MessageKind, type: string, payload: new () => P): MessageContract<P> {
+  if (!TYPE_NAME.test(type)) throw new Error(`Message type "${type}" must look like module.name.v1`);
+  return Object.freeze({ type, kind, payload });
+}
+
+/** A fact that happened, named in the past tense: `billing.payment-authorized.v1`. */
+export const defineEvent = <P extends object>(type: string, payload: new () => P) => define('event', type, payload);
+
+/** An order to one receiver, named in the imperative: `content.grant-access.v1`. */
+export const defineCommand = <P extends object>(type: string, payload: new () => P) => define('command', type, payload);
+
+/** A message as the outbox stores it and as every consumer receives it. */
+export interface OutboxMessage {
+  /** Stable forever: the same on every delivery, retry and redrive. */
+  id: string;
+  kind: MessageKind;
+  type: string;
+  aggregateId: string;
+  payload: unknown;
+  correlationId: string;
+  causationId: string | null;
+  headers: Record<string, string>;
+  createdAt: string;
+}
+
+/** What a handler learns about the message besides its payload. */
+export interface Delivery extends Omit<OutboxMessage, 'payload'> {
+  consumer: string;
+  /** 1 on the first delivery to this consumer. */
+  attempt: number;
+}
+
+/** The payload does not satisfy its contract: retrying cannot help. */
+export class InvalidPayloadError extends Error {
+  constructor(
+    readonly type: string,
+    readonly problems: string[],
+  ) {
+    super(`Payload of ${type} is invalid: ${problems.join('; ')}`);
+    this.name = 'InvalidPayloadError';
+  }
+}
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    return [
+      ...Object.values(error.constraints ?? {}).map((text) => `${path}: ${text}`),
+      ...describe(error.children ?? [], path),
+    ];
+  });
+}
+
+/** The payload as an instance of its contract's class, or an InvalidPayloadError. */
+export function parsePayload<P extends object>(contract: MessageContract<P>, payload: unknown): P {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw new InvalidPayloadError(contract.type, ['payload must be an object']);
+  }
+  const instance = plainToInstance(contract.payload, payload);
+  const errors = validateSync(instance, { whitelist: true, forbidUnknownValues: true });
+  if (errors.length > 0) throw new InvalidPayloadError(contract.type, describe(errors));
+  return instance;
+}

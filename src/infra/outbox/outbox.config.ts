@@ -1,0 +1,40 @@
+import { type ConfigType, registerAs } from '@nestjs/config';
+import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { EnvBoolean, readEnv } from '../../config/env';
+
+class OutboxEnv {
+  /** How often the relay looks for unpublished rows when no notification woke it. */
+  @IsInt() @Min(10) @Max(60_000) OUTBOX_RELAY_INTERVAL_MS: number = 1_000;
+  @IsInt() @Min(1) @Max(10_000) OUTBOX_RELAY_BATCH_SIZE: number = 500;
+  /** Whether a commit that wrote outbox rows wakes relays at once (LISTEN/NOTIFY). */
+  @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) OUTBOX_NOTIFY: boolean = true;
+  /** Jobs one process handles at once, per module queue. */
+  @IsInt() @Min(1) @Max(1_000) OUTBOX_WORKER_CONCURRENCY: number = 16;
+  /** Deliveries of a message to one consumer before it is dead-lettered. */
+  @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
+  /** First retry delay; each next one doubles. */
+  @IsInt() @Min(1) @Max(3_600_000) OUTBOX_BACKOFF_MS: number = 500;
+  /** A pushed message that some consumer has not handled after this long is pushed again to it. */
+  @IsInt() @Min(100) @Max(86_400_000) OUTBOX_REDELIVER_AFTER_MS: number = 30_000;
+  @IsInt() @Min(100) @Max(3_600_000) OUTBOX_SWEEP_INTERVAL_MS: number = 5_000;
+  /** Delivered messages and inbox rows are kept this long, then purged. */
+  @IsInt() @Min(1) @Max(24 * 365) OUTBOX_RETENTION_HOURS: number = 168;
+  @IsInt() @Min(1_000) @Max(86_400_000) OUTBOX_HOUSEKEEPING_INTERVAL_MS: number = 600_000;
+}
+
+export const outboxConfig = registerAs('outbox', () => {
+  const env = readEnv(OutboxEnv);
+  return {
+    relayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+    relayBatchSize: env.OUTBOX_RELAY_BATCH_SIZE,
+    notify: env.OUTBOX_NOTIFY,
+    workerConcurrency: env.OUTBOX_WORKER_CONCURRENCY,
+    attempts: env.OUTBOX_ATTEMPTS,
+    backoffMs: env.OUTBOX_BACKOFF_MS,
+    redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,
+    sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,
+    retentionHours: env.OUTBOX_RETENTION_HOURS,
+    housekeepingIntervalMs: env.OUTBOX_HOUSEKEEPING_INTERVAL_MS,
+  };
+});
+export type OutboxConfig = ConfigType<typeof outboxConfig>;

@@ -1,0 +1,184 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { describeError } from '../errors';
+import { MetricsRegistry } from '../metrics/metrics.registry';
+import { OutboxQueues } from './outbox.queues';
+import { Subscriptions } from './subscriptions';
+
+export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'dead' | 'unknown';
+
+const seconds = (ms: number) => ms / 1_000;
+
+/** What the transport counts, and the gauges it reads from Postgres and Redis on each scrape. */
+@Injectable()
+export class OutboxMetrics {
+  private readonly logger = new Logger('OutboxMetrics');
+  readonly relayed: Counter<'queue'>;
+  readonly redelivered: Counter<'consumer'>;
+  readonly unrouted: Counter<'type'>;
+  readonly consumed: Counter<'consumer' | 'outcome'>;
+  readonly handlerDuration: Histogram<'consumer'>;
+  readonly deliveryDelay: Histogram<'consumer'>;
+
+  constructor(
+    registry: MetricsRegistry,
+    private readonly dataSource: DataSource,
+    private readonly queues: OutboxQueues,
+    private readonly subscriptions: Subscriptions,
+  ) {
+    const registers = [registry];
+    this.relayed = new Counter({
+      name: 'outbox_relayed_jobs_total',
+      help: 'Jobs pushed to a queue by the relay (a message fans out to one job per consumer)',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.redelivered = new Counter({
+      name: 'outbox_redelivered_jobs_total',
+      help: 'Jobs pushed again by the sweep because a consumer had not handled them in time',
+      labelNames: ['consumer'],
+      registers,
+    });
+    this.unrouted = new Counter({
+      name: 'outbox_unrouted_messages_total',
+      help: 'Messages relayed that no consumer subscribes to',
+      labelNames: ['type'],
+      registers,
+    });
+    this.consumed = new Counter({
+      name: 'outbox_consumed_total',
+      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, dead, unknown)',
+      labelNames: ['consumer', 'outcome'],
+      registers,
+    });
+    this.handlerDuration = new Histogram({
+      name: 'outbox_handler_duration_seconds',
+      help: 'Time a delivery spent in its consumer, transaction included',
+      labelNames: ['consumer'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.deliveryDelay = new Histogram({
+      name: 'outbox_delivery_delay_seconds',
+      help: 'From the message being written to a consumer handling it',
+      labelNames: ['consumer'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+
+    const pendingCount: Gauge = new Gauge({
+      name: 'outbox_pending_messages',
+      help: 'Messages written but not yet pushed to a queue',
+      registers,
+      collect: async () => {
+        const stats = await this.pending();
+        if (stats) pendingCount.set(stats.count);
+      },
+    });
+    const oldestPending: Gauge = new Gauge({
+      name: 'outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest message not yet pushed (0 when none)',
+      registers,
+      collect: async () => {
+        const stats = await this.pending();
+        if (stats) oldestPending.set(stats.oldestAgeSeconds);
+      },
+    });
+    const deadLetters: Gauge<'consumer'> = new Gauge({
+      name: 'outbox_dead_letters',
+      help: 'Dead letters waiting for an operator, by consumer',
+      labelNames: ['consumer'],
+      registers,
+      collect: async () => {
+        const counts = await this.deadLetters();
+        if (!counts) return;
+        deadLetters.reset();
+        for (const { consumer, count } of counts) deadLetters.set({ consumer }, count);
+      },
+    });
+    const queueJobs: Gauge<'queue' | 'state'> = new Gauge({
+      name: 'queue_jobs',
+      help: 'Jobs in each module queue, by state (waiting, active, delayed)',
+      labelNames: ['queue', 'state'],
+      registers,
+      collect: async () => {
+        for (const { queue, counts } of await this.queueCounts()) {
+          for (const state of ['waiting', 'active', 'delayed'] as const)
+            queueJobs.set({ queue, state }, counts[state] ?? 0);
+        }
+      },
+    });
+    const oldestWaiting: Gauge<'queue'> = new Gauge({
+      name: 'queue_oldest_waiting_age_seconds',
+      help: 'Age of the oldest job waiting in each module queue (0 when none)',
+      labelNames: ['queue'],
+      registers,
+      collect: async () => {
+        for (const { queue, ageSeconds } of await this.oldestWaiting()) oldestWaiting.set({ queue }, ageSeconds);
+      },
+    });
+  }
+
+  observeHandled(consumer: string, outcome: ConsumeOutcome, startedAt: number, createdAt?: string): void {
+    this.consumed.inc({ consumer, outcome });
+    this.handlerDuration.observe({ consumer }, seconds(Date.now() - startedAt));
+    if (outcome === 'ok' && createdAt) {
+      this.deliveryDelay.observe({ consumer }, seconds(Date.now() - Date.parse(createdAt)));
+    }
+  }
+
+  private pendingScrape?: Promise<{ count: number; oldestAgeSeconds: number } | undefined>;
+
+  /** Both pending gauges share one query per scrape. */
+  private pending() {
+    this.pendingScrape ??= this.read(async () => {
+      const [row] = await this.dataSource.query<Array<{ count: string; age: number | null }>>(
+        `SELECT count(*) AS count, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age
+           FROM outbox.messages WHERE published_at IS NULL`,
+      );
+      return { count: Number(row.count), oldestAgeSeconds: row.age ?? 0 };
+    }).finally(() => setImmediate(() => (this.pendingScrape = undefined)));
+    return this.pendingScrape;
+  }
+
+  private async deadLetters(): Promise<Array<{ consumer: string; count: number }> | undefined> {
+    const rows = await this.read(() =>
+      this.dataSource.query<Array<{ consumer: string; count: string }>>(
+        `SELECT consumer, count(*) AS count FROM outbox.dead_letters WHERE status = 'dead' GROUP BY consumer`,
+      ),
+    );
+    return rows?.map((row) => ({ consumer: row.consumer, count: Number(row.count) }));
+  }
+
+  private async queueCounts() {
+    const counts = await Promise.all(
+      this.subscriptions.queues().map(async (queue) => ({
+        queue,
+        counts: await this.read(() => this.queues.queue(queue).getJobCounts('waiting', 'active', 'delayed')),
+      })),
+    );
+    return counts.filter((entry): entry is { queue: string; counts: Record<string, number> } => !!entry.counts);
+  }
+
+  private async oldestWaiting() {
+    const ages = await Promise.all(
+      this.subscriptions.queues().map(async (queue) => {
+        const waiting = await this.read(() => this.queues.queue(queue).getWaiting(0, 0));
+        if (!waiting) return undefined;
+        return { queue, ageSeconds: waiting[0] ? seconds(Date.now() - waiting[0].timestamp) : 0 };
+      }),
+    );
+    return ages.filter((age) => age !== undefined);
+  }
+
+  /** A scrape must answer even when Postgres or Redis does not: the gauge keeps its last value. */
+  private async read<T>(query: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await query();
+    } catch (error) {
+      this.logger.debug(`metrics read failed: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
+import { randomUUID } from 'node:crypto';
+import type { MessageContext } from '../context/message-context';
+import { type MessageContract, parsePayload } from './message';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+
+/** The channel on which a commit that wrote outbox rows tells relays to look. */
+export const OUTBOX_CHANNEL = 'outbox_messages';
+
+/** Publishing without a transaction would be a dual write: it is refused instead. */
+export class PublishOutsideTransactionError extends Error {
+  constructor(type: string) {
+    super(`${type} was published outside a transaction: publish inside the transaction of the change it announces`);
+    this.name = 'PublishOutsideTransactionError';
+  }
+}
+
+export interface PublishOptions {
+  /** The entity the message is about (a checkout, a payment). */
+  aggregateId: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Writes events and commands to the outbox, in the caller's transaction: they exist if and only
+ * if the change they announce was committed. The relay delivers them later, at least once.
+ */
+@Injectable()
+export class OutboxPublisher {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly cls: ClsService<MessageContext>,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+  ) {}
+
+  /** Returns the new message's id. Its correlation and causation come from the current context. */
+  async publish<P extends object>(contract: MessageContract<P>, payload: P, options: PublishOptions): Promise<string> {
+    if (!this.txHost.isTransactionActive()) throw new PublishOutsideTransactionError(contract.type);
+    parsePayload(contract, payload);
+    const id = randomUUID();
+    // A transaction always runs in a context; work started outside any request gets its own id.
+    if (!this.cls.get('correlationId')) this.cls.set('correlationId', randomUUID());
+    const insert = `INSERT INTO outbox.messages
+         (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
+    // NOTIFY is delivered at commit, and only once per transaction however many rows it wrote.
+    await this.txHost.tx.query(
+      this.config.notify
+        ? `WITH written AS (${insert} RETURNING 1) SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM written`
+        : insert,
+      [
+        id,
+        contract.kind,
+        contract.type,
+        options.aggregateId,
+        JSON.stringify(payload),
+        this.cls.get('correlationId'),
+        this.cls.get('causationId') ?? null,
+        JSON.stringify(options.headers ?? {}),
+      ],
+    );
+    return id;
+  }
+}

@@ -1,0 +1,179 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource, type EntityManager } from 'typeorm';
+import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
+import { DatabaseConnector } from '../database/database.connector';
+import { PgListener } from '../database/pg-listener';
+import { describeError } from '../errors';
+import { Faults } from '../faults/faults';
+import { AppRoles } from '../roles/app-roles';
+import type { OutboxMessage } from './message';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { OutboxMetrics } from './outbox.metrics';
+import { OUTBOX_CHANNEL } from './outbox.publisher';
+import { jobIdOf, OutboxQueues } from './outbox.queues';
+import { Subscriptions } from './subscriptions';
+
+export interface MessageRow {
+  id: string;
+  kind: OutboxMessage['kind'];
+  type: string;
+  aggregate_id: string;
+  payload: unknown;
+  correlation_id: string;
+  causation_id: string | null;
+  headers: Record<string, string>;
+  created_at: Date;
+}
+
+export const toMessage = (row: MessageRow): OutboxMessage => ({
+  id: row.id,
+  kind: row.kind,
+  type: row.type,
+  aggregateId: row.aggregate_id,
+  payload: row.payload,
+  correlationId: row.correlation_id,
+  causationId: row.causation_id,
+  headers: row.headers,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const MESSAGE_COLUMNS =
+  'id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, created_at';
+
+/**
+ * Moves committed outbox rows to the module queues. Each batch is claimed with
+ * FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows and never wait for
+ * each other; it is pushed, then marked published in the same transaction. Dying between push
+ * and mark only means the batch is pushed again: deterministic job ids and the consumers' inbox
+ * absorb that. Woken by NOTIFY at commit, and by a timer in case a notification is missed.
+ */
+@Injectable()
+export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('OutboxRelay');
+  private listener?: PgListener;
+  private draining?: Promise<void>;
+  private wokenWhileDraining = false;
+  private stopped = false;
+  private failing = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connector: DatabaseConnector,
+    private readonly queues: OutboxQueues,
+    private readonly subscriptions: Subscriptions,
+    private readonly metrics: OutboxMetrics,
+    private readonly faults: Faults,
+    private readonly roles: AppRoles,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.faults.declare({
+      point: 'relay.after-push',
+      actions: ['fail'],
+      description: 'the relay dies after pushing a batch and before marking it published',
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.has('relay')) return;
+    void this.connector.ready.then(() => {
+      if (this.stopped) return;
+      this.listener = new PgListener(this.database.url, OUTBOX_CHANNEL, () => this.wake());
+      this.listener.start();
+      this.scheduler.addInterval(
+        'outbox-relay',
+        setInterval(() => this.wake(), this.config.relayIntervalMs),
+      );
+      this.wake();
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.scheduler.doesExist('interval', 'outbox-relay')) this.scheduler.deleteInterval('outbox-relay');
+    await this.listener?.stop();
+    await this.draining;
+  }
+
+  /** Relays everything pending now; a wake-up during a drain makes it go round once more. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.wokenWhileDraining = true;
+      return;
+    }
+    this.draining = this.drain().finally(() => (this.draining = undefined));
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      do {
+        this.wokenWhileDraining = false;
+        while (!this.stopped && (await this.relayBatch()) === this.config.relayBatchSize);
+      } while (this.wokenWhileDraining && !this.stopped);
+      if (this.failing) this.logger.log('Relaying again');
+      this.failing = false;
+    } catch (error) {
+      // The batch stays unpublished and the next tick tries again; say so once per outage.
+      if (!this.failing) this.logger.error(`Relay failed, will retry: ${describeError(error)}`);
+      this.failing = true;
+    }
+  }
+
+  /** Claims, pushes and marks one batch; returns how many messages it relayed. */
+  relayBatch(): Promise<number> {
+    return this.dataSource.transaction(async (tx) => {
+      const rows = await tx.query<MessageRow[]>(
+        `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
+          WHERE published_at IS NULL
+          ORDER BY created_at
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+        [this.config.relayBatchSize],
+      );
+      if (rows.length === 0) return 0;
+
+      const jobs = rows.flatMap((row) => {
+        const message = toMessage(row);
+        const subscriptions = this.subscriptions.of(message.type);
+        if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
+        return subscriptions.map(({ queue, consumer }) => ({
+          queue,
+          jobId: jobIdOf(message.id, consumer),
+          job: { ...message, consumer },
+        }));
+      });
+      await this.queues.push(jobs);
+      for (const { queue } of jobs) this.metrics.relayed.inc({ queue });
+
+      this.faults.failIfInjected('relay.after-push');
+      await this.markPublished(
+        tx,
+        rows.map((row) => row.id),
+      );
+      return rows.length;
+    });
+  }
+
+  /** A message nobody subscribes to is delivered as soon as it is published. */
+  private async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
+    await tx.query(
+      `UPDATE outbox.messages m
+          SET published_at = clock_timestamp(),
+              delivered_at = CASE WHEN m.type = ANY($2::text[]) THEN NULL ELSE clock_timestamp() END
+        WHERE m.id = ANY($1::uuid[])`,
+      [ids, this.subscriptions.types()],
+    );
+  }
+}

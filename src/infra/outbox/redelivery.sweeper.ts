@@ -1,0 +1,130 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { DataSource } from 'typeorm';
+import { DatabaseConnector } from '../database/database.connector';
+import { describeError } from '../errors';
+import { AppRoles } from '../roles/app-roles';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { OutboxMetrics } from './outbox.metrics';
+import { jobIdOf, OutboxQueues } from './outbox.queues';
+import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './outbox.relay';
+import { Subscriptions } from './subscriptions';
+
+const SWEEP_BATCH = 500;
+
+interface Cursor {
+  at: Date;
+  id: string;
+}
+
+/**
+ * Redis is not the durable copy. A message counts as delivered only when every consumer that
+ * subscribes to it has an inbox row (or a dead letter). This sweep finds published messages that
+ * are still undelivered after a while, pushes them again to the consumers that lack one (a job
+ * still in Redis keeps its id, so that is a no-op), and marks the complete ones delivered.
+ */
+@Injectable()
+export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('RedeliverySweeper');
+  private sweeping?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connector: DatabaseConnector,
+    private readonly queues: OutboxQueues,
+    private readonly subscriptions: Subscriptions,
+    private readonly metrics: OutboxMetrics,
+    private readonly roles: AppRoles,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.roles.has('relay')) return;
+    void this.connector.ready.then(() => {
+      if (this.stopped) return;
+      this.scheduler.addInterval(
+        'outbox-redelivery',
+        setInterval(() => void this.tick(), this.config.sweepIntervalMs),
+      );
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.scheduler.doesExist('interval', 'outbox-redelivery')) this.scheduler.deleteInterval('outbox-redelivery');
+    await this.sweeping;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.sweeping || this.stopped) return;
+    this.sweeping = this.sweepAll()
+      .catch((error: unknown) => this.logger.warn(`Redelivery sweep failed, will retry: ${describeError(error)}`))
+      .finally(() => (this.sweeping = undefined));
+    await this.sweeping;
+  }
+
+  /** One pass over everything overdue, batch after batch, each batch starting after the last. */
+  async sweepAll(): Promise<void> {
+    let after: Cursor = { at: new Date(0), id: '00000000-0000-0000-0000-000000000000' };
+    for (;;) {
+      const batch = await this.sweep(after);
+      if (this.stopped || !batch) return;
+      after = batch;
+    }
+  }
+
+  /** One batch; returns where the next one starts, or nothing when this was the last. */
+  private sweep(after: Cursor): Promise<Cursor | undefined> {
+    return this.dataSource.transaction(async (tx) => {
+      const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
+        `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
+          WHERE published_at IS NOT NULL AND delivered_at IS NULL
+            AND published_at < clock_timestamp() - make_interval(secs => $1)
+            AND (published_at, id) > ($2, $3)
+          ORDER BY published_at, id
+          LIMIT $4
+          FOR UPDATE SKIP LOCKED`,
+        [this.config.redeliverAfterMs / 1_000, after.at, after.id, SWEEP_BATCH],
+      );
+      if (rows.length === 0) return undefined;
+      const ids = rows.map((row) => row.id);
+      const settled = await tx.query<Array<{ message_id: string; consumer: string }>>(
+        `SELECT message_id, consumer FROM outbox.inbox WHERE message_id = ANY($1::uuid[])
+         UNION
+         SELECT message_id, consumer FROM outbox.dead_letters
+          WHERE message_id = ANY($1::uuid[]) AND status IN ('dead', 'discarded')`,
+        [ids],
+      );
+      const done = new Set(settled.map((row) => `${row.message_id} ${row.consumer}`));
+
+      const delivered: string[] = [];
+      const missing = rows.flatMap((row) => {
+        const lacking = this.subscriptions.of(row.type).filter(({ consumer }) => !done.has(`${row.id} ${consumer}`));
+        if (lacking.length === 0) delivered.push(row.id);
+        const message = toMessage(row);
+        return lacking.map(({ queue, consumer }) => ({
+          queue,
+          jobId: jobIdOf(message.id, consumer),
+          job: { ...message, consumer },
+        }));
+      });
+      if (missing.length > 0) {
+        await this.queues.push(missing);
+        for (const { job } of missing) this.metrics.redelivered.inc({ consumer: job.consumer });
+      }
+      await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
+        delivered,
+      ]);
+      const last = rows[rows.length - 1];
+      return rows.length === SWEEP_BATCH ? { at: last.published_at, id: last.id } : undefined;
+    });
+  }
+}

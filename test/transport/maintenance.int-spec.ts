@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { Housekeeping } from '../../src/infra/outbox/housekeeping';
+import { eventually } from '../support/eventually';
+import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
+import { logs, TestApp } from '../support/test-app';
+
+describe('Housekeeping and lost Postgres connections', () => {
+  let app: TestApp;
+  const effects = async (entryIds: string[]) =>
+    (
+      await app.database.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM fixture.effects WHERE entry_id = ANY($1::uuid[])`,
+        [entryIds],
+      )
+    )[0].n;
+
+  beforeAll(async () => {
+    app = await TestApp.start({
+      imports: [LedgerFixtureModule],
+      env: { OUTBOX_RELAY_INTERVAL_MS: '100', OUTBOX_REDELIVER_AFTER_MS: '200', OUTBOX_SWEEP_INTERVAL_MS: '100' },
+    });
+  });
+  afterAll(() => app.stop());
+
+  it('when records are older than the retention, then housekeeping purges them, and never an undelivered message', async () => {
+    const delivered = randomUUID();
+    await app.get(Ledger).record(delivered, 1);
+    await eventually(async () => {
+      const [row] = await app.database.query<{ delivered_at: Date | null }>(
+        `SELECT delivered_at FROM outbox.messages WHERE aggregate_id = $1 AND type = 'ledger.entry-recorded.v1'`,
+        [delivered],
+      );
+      expect(row.delivered_at).not.toBeNull();
+    });
+    const stuck = randomUUID();
+    await app.database.query(
+      `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, published_at, created_at)
+       VALUES ($1, 'event', 'ledger.entry-recorded.v1', $2, '{}', 'x', now() - interval '3 hours', now() - interval '3 hours')`,
+      [randomUUID(), stuck],
+    );
+    await app.database.query(
+      `UPDATE outbox.messages SET delivered_at = now() - interval '2 hours' WHERE aggregate_id = $1`,
+      [delivered],
+    );
+    await app.database.query(
+      `UPDATE outbox.inbox SET handled_at = now() - interval '2 hours'
+        WHERE message_id IN (SELECT id FROM outbox.messages WHERE aggregate_id = ANY($1))`,
+      [[delivered, stuck]],
+    );
+
+    const purged = await app.get(Housekeeping).purge(1);
+
+    expect(purged.messages).toBeGreaterThanOrEqual(2);
+    expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE aggregate_id = $1`, [delivered])).toEqual([]);
+    expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE aggregate_id = $1`, [stuck])).toHaveLength(1);
+  });
+
+  it('when Postgres drops every connection of the app, then the relay, the listener and the workers carry on', async () => {
+    const before = Array.from({ length: 5 }, () => randomUUID());
+    for (const entryId of before) await app.get(Ledger).record(entryId, 1);
+    await eventually(async () => expect(await effects(before)).toBe(15));
+
+    await app.database.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ''
+          AND application_name NOT LIKE 'pg%'`,
+    );
+    const after = Array.from({ length: 5 }, () => randomUUID());
+    for (const entryId of after) {
+      await eventually(() => app.get(Ledger).record(entryId, 1), { what: 'a write after the connections dropped' });
+    }
+
+    await eventually(async () => expect(await effects(after)).toBe(15), { timeoutMs: 20_000 });
+    await eventually(() =>
+      expect(logs.lines.some((l) => String(l.msg).includes('Listening on outbox_messages again'))).toBe(true),
+    );
+  });
+});
