@@ -8,8 +8,8 @@ import {
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
-import { describeError } from '../errors';
 import { AppRoles } from '../roles/app-roles';
+import { PeriodicTask } from '../scheduling/periodic-task';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 
 const PURGE_BATCH = 1_000;
@@ -23,8 +23,7 @@ const PURGE_BATCH = 1_000;
 @Injectable()
 export class Housekeeping implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Housekeeping');
-  private running?: Promise<unknown>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -32,37 +31,20 @@ export class Housekeeping implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly roles: AppRoles,
     private readonly scheduler: SchedulerRegistry,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.roles.has('relay')) return;
-    void this.connector.ready.then(() => {
-      if (this.stopped) return;
-      this.scheduler.addInterval(
-        'outbox-housekeeping',
-        setInterval(() => void this.tick(), this.config.housekeepingIntervalMs),
-      );
+  ) {
+    this.task = new PeriodicTask('outbox-housekeeping', config.housekeepingIntervalMs, async () => {
+      const purged = await this.purge();
+      const total = Object.values(purged).reduce((sum, count) => sum + count, 0);
+      if (total > 0) this.logger.log(`Purged ${JSON.stringify(purged)}`);
     });
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.scheduler.doesExist('interval', 'outbox-housekeeping')) {
-      this.scheduler.deleteInterval('outbox-housekeeping');
-    }
-    await this.running;
+  onApplicationBootstrap(): void {
+    if (this.roles.has('relay')) void this.connector.ready.then(() => this.task.start(this.scheduler));
   }
 
-  private async tick(): Promise<void> {
-    if (this.running || this.stopped) return;
-    this.running = this.purge()
-      .then((purged) => {
-        const total = Object.values(purged).reduce((sum, count) => sum + count, 0);
-        if (total > 0) this.logger.log(`Purged ${JSON.stringify(purged)}`);
-      })
-      .catch((error: unknown) => this.logger.warn(`Housekeeping failed, will retry: ${describeError(error)}`))
-      .finally(() => (this.running = undefined));
-    await this.running;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop(this.scheduler);
   }
 
   /** Purges everything past the retention; returns how many rows of each kind went. */
@@ -95,7 +77,7 @@ export class Housekeeping implements OnApplicationBootstrap, BeforeApplicationSh
     for (;;) {
       const [, deleted] = await this.dataSource.query<[unknown[], number]>(sql, [cutoff]);
       total += deleted;
-      if (deleted < PURGE_BATCH || this.stopped) return total;
+      if (deleted < PURGE_BATCH || this.task.isStopped) return total;
     }
   }
 }

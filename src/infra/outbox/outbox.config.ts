@@ -6,10 +6,14 @@ class OutboxEnv {
   /** How often the relay looks for unpublished rows when no notification woke it. */
   @IsInt() @Min(10) @Max(60_000) OUTBOX_RELAY_INTERVAL_MS: number = 1_000;
   @IsInt() @Min(1) @Max(10_000) OUTBOX_RELAY_BATCH_SIZE: number = 500;
-  /** Whether a commit that wrote outbox rows wakes relays at once (LISTEN/NOTIFY). */
+  /** Whether a commit in a process without a relay wakes the relays elsewhere (LISTEN/NOTIFY). */
   @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) OUTBOX_NOTIFY: boolean = true;
-  /** Jobs one process handles at once, per module queue. */
-  @IsInt() @Min(1) @Max(1_000) OUTBOX_WORKER_CONCURRENCY: number = 16;
+  /** Commits within this window share one NOTIFY. */
+  @IsInt() @Min(0) @Max(1_000) OUTBOX_NOTIFY_WINDOW_MS: number = 25;
+  /** Jobs one process holds at once, per module queue. */
+  @IsInt() @Min(1) @Max(1_000) OUTBOX_WORKER_CONCURRENCY: number = 64;
+  /** Most deliveries that share one consumer transaction; 1 gives each its own. */
+  @IsInt() @Min(1) @Max(1_000) OUTBOX_CONSUMER_BATCH_SIZE: number = 64;
   /** Deliveries of a message to one consumer before it is dead-lettered. */
   @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
   /** First retry delay; each next one doubles. */
@@ -28,7 +32,9 @@ export const outboxConfig = registerAs('outbox', () => {
     relayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
     relayBatchSize: env.OUTBOX_RELAY_BATCH_SIZE,
     notify: env.OUTBOX_NOTIFY,
+    notifyWindowMs: env.OUTBOX_NOTIFY_WINDOW_MS,
     workerConcurrency: env.OUTBOX_WORKER_CONCURRENCY,
+    consumerBatchSize: env.OUTBOX_CONSUMER_BATCH_SIZE,
     attempts: env.OUTBOX_ATTEMPTS,
     backoffMs: env.OUTBOX_BACKOFF_MS,
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,

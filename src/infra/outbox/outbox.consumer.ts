@@ -5,8 +5,6 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type Job, Worker } from 'bullmq';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
@@ -16,22 +14,19 @@ import { Faults } from '../faults/faults';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { DeliveryLog } from './delivery-log';
+import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import type { OutboxJob } from './outbox.queues';
-import { type Subscription, Subscriptions } from './subscriptions';
-
-/** The delivery was already handled by this consumer: nothing was done again. */
-const DUPLICATE = Symbol('duplicate');
+import { Subscriptions } from './subscriptions';
 
 /**
  * One BullMQ worker per module queue. Each delivery runs in the context of its message
- * (correlation id; causation id = the message's id) and in one transaction that first records
- * (message, consumer) in the inbox: a repeated delivery finds the row and does nothing, and the
- * handler's writes and the messages it publishes commit together with that row. A failing
- * handler rolls back and is retried with exponential backoff; after the last attempt the
- * delivery is dead-lettered in Postgres, and the queue moves on.
+ * (correlation id; causation id = the message's id) and through the inbox, which makes it take
+ * effect once however often it arrives. A failing handler rolls back and is retried with
+ * exponential backoff; after the last attempt the delivery is dead-lettered in Postgres, and the
+ * queue moves on.
  */
 @Injectable()
 export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -41,7 +36,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly subscriptions: Subscriptions,
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly inbox: Inbox,
     private readonly cls: ClsService<MessageContext>,
     private readonly deliveryLog: DeliveryLog,
     private readonly metrics: OutboxMetrics,
@@ -85,47 +80,33 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   /** Handles one delivery; throwing asks BullMQ to retry it later. */
   async process(job: Job<OutboxJob>): Promise<void> {
-    const message = job.data;
-    const attempt = job.attemptsMade + 1;
+    const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
-    const subscription = this.subscriptions.consumer(message.consumer);
-    if (!subscription || subscription.contract.type !== message.type) {
-      this.logger.warn(`No consumer ${message.consumer} for ${message.type}: skipped`);
-      this.metrics.observeHandled(message.consumer, 'unknown', startedAt);
+    const subscription = this.subscriptions.consumer(delivery.consumer);
+    if (!subscription || subscription.contract.type !== delivery.type) {
+      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type}: skipped`);
+      this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
       return;
     }
 
-    await this.cls.runWith({ correlationId: message.correlationId, causationId: message.id }, async () => {
+    await this.cls.runWith({ correlationId: delivery.correlationId, causationId: delivery.id }, async () => {
       let outcome: ConsumeOutcome = 'retried';
       try {
-        outcome = (await this.handle(subscription, job, attempt)) === DUPLICATE ? 'duplicate' : 'ok';
+        outcome = await this.inbox.handle({
+          delivery,
+          payload: parsePayload(subscription.contract, payload),
+          handle: subscription.handle,
+          injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
+        });
       } catch (error) {
-        outcome = await this.failed(job, attempt, error);
+        outcome = await this.failed(job, delivery.attempt, error);
         if (outcome === 'retried') throw error;
       } finally {
-        this.metrics.observeHandled(message.consumer, outcome, startedAt, message.createdAt);
+        this.metrics.observeHandled(delivery.consumer, outcome, startedAt, delivery.createdAt);
       }
       if (outcome === 'duplicate') {
-        await this.deliveryLog.attempt(message, attempt, 'duplicate').catch(() => undefined);
+        await this.deliveryLog.attempt(job.data, delivery.attempt, 'duplicate').catch(() => undefined);
       }
-    });
-  }
-
-  private handle(subscription: Subscription, job: Job<OutboxJob>, attempt: number) {
-    const { payload, consumer, ...message } = job.data;
-    const contractPayload = parsePayload(subscription.contract, payload);
-    return this.txHost.withTransaction(async () => {
-      const [recorded] = await this.txHost.tx.query<unknown[]>(
-        `INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT DO NOTHING
-         RETURNING 1`,
-        [message.id, consumer, message.correlationId, attempt],
-      );
-      if (!recorded) return DUPLICATE;
-      this.faults.failIfInjected(`consumer:${consumer}`);
-      await subscription.handle(contractPayload, { ...message, consumer, attempt });
-      return undefined;
     });
   }
 

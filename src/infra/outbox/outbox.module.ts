@@ -7,12 +7,14 @@ import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
 import { Housekeeping } from './housekeeping';
+import { Inbox } from './inbox';
 import { OutboxConsumer } from './outbox.consumer';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxPublisher } from './outbox.publisher';
 import { OutboxQueues } from './outbox.queues';
 import { OutboxRelay } from './outbox.relay';
 import { RedeliverySweeper } from './redelivery.sweeper';
+import { RelaySignal } from './relay-signal';
 import { Subscriptions } from './subscriptions';
 
 /**
@@ -32,7 +34,9 @@ import { Subscriptions } from './subscriptions';
     OutboxQueues,
     OutboxMetrics,
     OutboxRelay,
+    RelaySignal,
     OutboxConsumer,
+    Inbox,
     DeliveryLog,
     DeadLetters,
     RedeliverySweeper,

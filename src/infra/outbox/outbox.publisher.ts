@@ -1,14 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../context/message-context';
 import { type MessageContract, parsePayload } from './message';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-
-/** The channel on which a commit that wrote outbox rows tells relays to look. */
-export const OUTBOX_CHANNEL = 'outbox_messages';
+import { RelaySignal } from './relay-signal';
 
 /** Publishing without a transaction would be a dual write: it is refused instead. */
 export class PublishOutsideTransactionError extends Error {
@@ -33,7 +30,7 @@ export class OutboxPublisher {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
-    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+    private readonly signal: RelaySignal,
   ) {}
 
   /** Returns the new message's id. Its correlation and causation come from the current context. */
@@ -43,14 +40,9 @@ export class OutboxPublisher {
     const id = randomUUID();
     // A transaction always runs in a context; work started outside any request gets its own id.
     if (!this.cls.get('correlationId')) this.cls.set('correlationId', randomUUID());
-    const insert = `INSERT INTO outbox.messages
-         (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`;
-    // NOTIFY is delivered at commit, and only once per transaction however many rows it wrote.
     await this.txHost.tx.query(
-      this.config.notify
-        ? `WITH written AS (${insert} RETURNING 1) SELECT pg_notify('${OUTBOX_CHANNEL}', '') FROM written`
-        : insert,
+      `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
         id,
         contract.kind,
@@ -62,6 +54,7 @@ export class OutboxPublisher {
         JSON.stringify(options.headers ?? {}),
       ],
     );
+    this.signal.mark(this.txHost.tx);
     return id;
   }
 }

@@ -17,7 +17,6 @@ import { AppRoles } from '../roles/app-roles';
 import type { OutboxMessage } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { OUTBOX_CHANNEL } from './outbox.publisher';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
 
@@ -45,6 +44,9 @@ export const toMessage = (row: MessageRow): OutboxMessage => ({
   createdAt: row.created_at.toISOString(),
 });
 
+/** The channel on which relays hear that there is something to relay. */
+export const OUTBOX_CHANNEL = 'outbox_messages';
+
 export const MESSAGE_COLUMNS =
   'id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, created_at';
 
@@ -61,6 +63,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
   private listener?: PgListener;
   private draining?: Promise<void>;
   private wokenWhileDraining = false;
+  private running = false;
   private stopped = false;
   private failing = false;
 
@@ -89,6 +92,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     if (!this.roles.has('relay')) return;
     void this.connector.ready.then(() => {
       if (this.stopped) return;
+      this.running = true;
       this.listener = new PgListener(this.database.url, OUTBOX_CHANNEL, () => this.wake());
       this.listener.start();
       this.scheduler.addInterval(
@@ -106,9 +110,14 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     await this.draining;
   }
 
+  /** Whether this process relays (APP_ROLES has `relay`) and has started to. */
+  get active(): boolean {
+    return this.running && !this.stopped;
+  }
+
   /** Relays everything pending now; a wake-up during a drain makes it go round once more. */
   wake(): void {
-    if (this.stopped) return;
+    if (!this.active) return;
     if (this.draining) {
       this.wokenWhileDraining = true;
       return;

@@ -1,15 +1,9 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
-import { describeError } from '../errors';
 import { AppRoles } from '../roles/app-roles';
+import { PeriodicTask } from '../scheduling/periodic-task';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
@@ -31,9 +25,7 @@ interface Cursor {
  */
 @Injectable()
 export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('RedeliverySweeper');
-  private sweeping?: Promise<unknown>;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -44,31 +36,16 @@ export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicat
     private readonly roles: AppRoles,
     private readonly scheduler: SchedulerRegistry,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
-  ) {}
+  ) {
+    this.task = new PeriodicTask('outbox-redelivery', config.sweepIntervalMs, () => this.sweepAll());
+  }
 
   onApplicationBootstrap(): void {
-    if (!this.roles.has('relay')) return;
-    void this.connector.ready.then(() => {
-      if (this.stopped) return;
-      this.scheduler.addInterval(
-        'outbox-redelivery',
-        setInterval(() => void this.tick(), this.config.sweepIntervalMs),
-      );
-    });
+    if (this.roles.has('relay')) void this.connector.ready.then(() => this.task.start(this.scheduler));
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.scheduler.doesExist('interval', 'outbox-redelivery')) this.scheduler.deleteInterval('outbox-redelivery');
-    await this.sweeping;
-  }
-
-  private async tick(): Promise<void> {
-    if (this.sweeping || this.stopped) return;
-    this.sweeping = this.sweepAll()
-      .catch((error: unknown) => this.logger.warn(`Redelivery sweep failed, will retry: ${describeError(error)}`))
-      .finally(() => (this.sweeping = undefined));
-    await this.sweeping;
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop(this.scheduler);
   }
 
   /** One pass over everything overdue, batch after batch, each batch starting after the last. */
@@ -76,7 +53,7 @@ export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicat
     let after: Cursor = { at: new Date(0), id: '00000000-0000-0000-0000-000000000000' };
     for (;;) {
       const batch = await this.sweep(after);
-      if (this.stopped || !batch) return;
+      if (this.task.isStopped || !batch) return;
       after = batch;
     }
   }

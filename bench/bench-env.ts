@@ -1,0 +1,95 @@
+import 'reflect-metadata';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { randomBytes } from 'node:crypto';
+import { Client, escapeIdentifier } from 'pg';
+import IORedis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../src/app.module';
+import { dataSourceOptions } from '../src/infra/database/data-source.options';
+import { runMigrations } from '../src/infra/database/run-migrations';
+
+/** Where benchmarks run: a database of their own, recreated each run, and a Redis key prefix of their own. */
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/checkout_bench';
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const benchPrefix = `bench-${randomBytes(3).toString('hex')}`;
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+export async function recreateBenchDatabase(): Promise<void> {
+  const name = decodeURIComponent(new URL(BENCH_DATABASE_URL).pathname.slice(1));
+  if (!/bench/.test(name))
+    throw new Error(`Refusing to use database "${name}" for benchmarks: its name must contain "bench"`);
+  const client = new Client({ connectionString: withDatabase(BENCH_DATABASE_URL, 'postgres') });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
+  await client.end();
+}
+
+/** Applies every registered migration (importing the modules registers them). */
+export async function migrateBenchDatabase(): Promise<void> {
+  void AppModule;
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url: BENCH_DATABASE_URL, poolSize: 2, migrationsRun: false, retryMs: 1_000 }),
+    logger: undefined,
+    logging: false,
+  });
+  await dataSource.initialize();
+  await runMigrations(dataSource);
+  await dataSource.destroy();
+}
+
+/** The app, without HTTP, with the given roles and settings and extra modules. */
+export async function startApp(
+  env: Record<string, string>,
+  imports: Array<Type | DynamicModule> = [],
+): Promise<INestApplicationContext> {
+  Object.assign(process.env, {
+    DATABASE_URL: BENCH_DATABASE_URL,
+    REDIS_URL: BENCH_REDIS_URL,
+    QUEUE_PREFIX: benchPrefix,
+    LOG_LEVEL: 'warn',
+    DATABASE_POOL_SIZE: '20',
+    ...env,
+  });
+  const { Module } = await import('@nestjs/common');
+  @Module({ imports: [AppModule, ...imports] })
+  class BenchAppModule {}
+  const app = await NestFactory.createApplicationContext(BenchAppModule, { logger: ['error', 'warn'] });
+  await app.init();
+  return app;
+}
+
+export async function cleanRedis(): Promise<void> {
+  const redis = new IORedis(BENCH_REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${benchPrefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 20,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`benchmark condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -1,0 +1,353 @@
+import { type INestApplicationContext, Injectable, Module } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Queue, Worker } from 'bullmq';
+import { IsInt, IsString } from 'class-validator';
+import IORedis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { defineEvent, type Delivery, OnMessage, OutboxPublisher } from '../src/infra/outbox';
+import { OUTBOX_CHANNEL } from '../src/infra/outbox/outbox.relay';
+import {
+  BENCH_DATABASE_URL,
+  BENCH_REDIS_URL,
+  benchPrefix,
+  cleanRedis,
+  migrateBenchDatabase,
+  percentile,
+  recreateBenchDatabase,
+  startApp,
+  until,
+} from './bench-env';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
+const RELAY_BATCH = 500; // the relay's default (OUTBOX_RELAY_BATCH_SIZE)
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const PRODUCERS = 16;
+const PRODUCE_SECONDS = Number(process.env.BENCH_PRODUCE_SECONDS ?? 4);
+const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
+
+class BenchPayload {
+  @IsInt() seq!: number;
+  @IsString() note!: string;
+}
+const BenchHappened = defineEvent('bench.something-happened.v1', BenchPayload);
+const payload = (seq: number) => ({ seq, note: 'a payload of a typical size, with a few fields in it' });
+
+@Injectable()
+class NoopConsumer {
+  handled = 0;
+  delays: number[] | undefined;
+
+  @OnMessage(BenchHappened, { consumer: 'bench.noop' })
+  async noop(_payload: BenchPayload, delivery: Delivery): Promise<void> {
+    this.handled += 1;
+    this.delays?.push(Date.now() - Date.parse(delivery.createdAt));
+  }
+}
+
+@Module({ providers: [NoopConsumer] })
+class BenchModule {}
+
+/**
+ * (a) BullMQ alone, doing what our relay and workers do minus Postgres: bulk-adding a backlog of
+ * jobs like ours in batches of the relay's size while a no-op worker of the same concurrency
+ * drains them, from the first add to the last job handled.
+ */
+async function rawBullmq(): Promise<{ eventsPerSecond: number }> {
+  const connection = new IORedis(BENCH_REDIS_URL, { maxRetriesPerRequest: null });
+  const queue = new Queue('raw', { connection, prefix: benchPrefix });
+  let handled = 0;
+  const worker = new Worker('raw', async () => void (handled += 1), {
+    connection,
+    prefix: benchPrefix,
+    concurrency: CONCURRENCY,
+  });
+  await worker.waitUntilReady();
+  const started = Date.now();
+  for (let start = 0; start < EVENTS; start += RELAY_BATCH) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(RELAY_BATCH, EVENTS - start) }, (_, i) => {
+        const id = randomUUID();
+        return {
+          name: BenchHappened.type,
+          data: {
+            id,
+            kind: 'event',
+            type: BenchHappened.type,
+            aggregateId: String(start + i),
+            payload: payload(start + i),
+            correlationId: 'bench',
+            causationId: null,
+            headers: {},
+            createdAt: new Date().toISOString(),
+            consumer: 'bench.noop',
+          },
+          opts: {
+            jobId: `${id}--bench.noop`,
+            attempts: 5,
+            backoff: { type: 'exponential', delay: 500 },
+            removeOnComplete: true,
+            removeOnFail: true,
+          },
+        };
+      }),
+    );
+  }
+  await until(() => handled >= EVENTS, 600_000);
+  const eventsPerSecond = EVENTS / ((Date.now() - started) / 1_000);
+  await worker.close();
+  await queue.close();
+  connection.disconnect();
+  return { eventsPerSecond };
+}
+
+interface Latency {
+  rate: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** From the row being written to the relay marking it pushed. */
+  relay: { p50: number; p99: number };
+  /** From being pushed to the consumer recording it in its inbox. */
+  consume: { p50: number; p99: number };
+  /** Share of one core that this process used meanwhile. */
+  nodeCpu: number;
+}
+
+/**
+ * (b) Our path: a backlog of committed outbox rows, relayed and handled by a no-op consumer that
+ * records each delivery in the inbox, from the app starting to the last one handled.
+ */
+async function outboxDrain(): Promise<{ eventsPerSecond: number; app: INestApplicationContext }> {
+  const seed = new DataSource({ type: 'postgres', url: BENCH_DATABASE_URL });
+  await seed.initialize();
+  await seed.query(
+    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
+     SELECT gen_random_uuid(), 'event', $1, g::text,
+            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
+       FROM generate_series(1, $3) g`,
+    [BenchHappened.type, payload(0).note, EVENTS],
+  );
+  await seed.destroy();
+
+  const app = await startApp({ APP_ROLES: 'api,relay,worker', OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY) }, [
+    BenchModule,
+  ]);
+  const consumer = app.get(NoopConsumer);
+  const handledAtStart = consumer.handled;
+  const started = Date.now();
+  await until(() => consumer.handled >= EVENTS, 600_000);
+  return { eventsPerSecond: (EVENTS - handledAtStart) / ((Date.now() - started) / 1_000), app };
+}
+
+/**
+ * (c) An open-loop load: `rate` business transactions a second, each writing one event, whatever
+ * the system's state, for LOAD_SECONDS; each message's delay runs from being written to being
+ * handled. The producers run in the same process as the relay and the workers, on the same
+ * machine as Postgres and Redis.
+ */
+async function latencyAt(app: INestApplicationContext, rate: number, label: string): Promise<Latency> {
+  const consumer = app.get(NoopConsumer);
+  const txHost = app.get(TransactionHost);
+  const publisher = app.get(OutboxPublisher);
+  consumer.delays = [];
+  const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
+  const target = consumer.handled + total;
+  const cpuAtStart = process.cpuUsage();
+  const started = Date.now();
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
+      for (; sent < due; sent += 1) {
+        const seq = sent;
+        void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
+      }
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await until(() => consumer.handled >= target, 300_000);
+  const cpu = process.cpuUsage(cpuAtStart);
+  const nodeCpu = (cpu.user + cpu.system) / 1_000 / (Date.now() - started);
+  const delays = [...consumer.delays].sort((a, b) => a - b);
+  consumer.delays = undefined;
+  const [stages] = await app
+    .get(DataSource)
+    .query<Array<{ relay_p50: number; relay_p99: number; consume_p50: number; consume_p99: number }>>(
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM m.published_at - m.created_at)) * 1000 AS relay_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM m.published_at - m.created_at)) * 1000 AS relay_p99,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM i.handled_at - m.published_at)) * 1000 AS consume_p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM i.handled_at - m.published_at)) * 1000 AS consume_p99
+       FROM outbox.messages m JOIN outbox.inbox i ON i.message_id = m.id
+      WHERE m.aggregate_id = $1`,
+      [label],
+    );
+  return {
+    rate,
+    p50: percentile(delays, 50),
+    p99: percentile(delays, 99),
+    max: delays.at(-1) ?? NaN,
+    relay: { p50: stages.relay_p50, p99: stages.relay_p99 },
+    consume: { p50: stages.consume_p50, p99: stages.consume_p99 },
+    nodeCpu,
+  };
+}
+
+/**
+ * What one round trip costs this process here, sequentially: the unit that every figure above is
+ * made of (a relayed and handled message takes a few of them to Postgres and to Redis).
+ */
+async function roundTrips(): Promise<{
+  postgresMicros: number;
+  redisMicros: number;
+  cpuPostgres: number;
+  cpuRedis: number;
+}> {
+  const N = 2_000;
+  const measure = async (work: () => Promise<unknown>) => {
+    const cpu = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < N; i += 1) await work();
+    const used = process.cpuUsage(cpu);
+    return { micros: Number(process.hrtime.bigint() - started) / 1_000 / N, cpu: (used.user + used.system) / N };
+  };
+  const client = new Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  const postgres = await measure(() => client.query('SELECT $1::int', [1]));
+  await client.end();
+  const redis = new IORedis(BENCH_REDIS_URL);
+  const redisTrip = await measure(() => redis.ping());
+  redis.disconnect();
+  return {
+    postgresMicros: postgres.micros,
+    redisMicros: redisTrip.micros,
+    cpuPostgres: postgres.cpu,
+    cpuRedis: redisTrip.cpu,
+  };
+}
+
+type NotifyVariant = 'inTransaction' | 'withNotify' | 'withoutNotify';
+
+/**
+ * (d) What waking the relays costs the producers, in commits per second of PRODUCERS concurrent
+ * one-event transactions, with a relay LISTENing: NOTIFY inside each transaction (the design we
+ * rejected), our signal (NOTIFY after commit, coalesced; sent by processes without a relay, as
+ * this api-only one), and no NOTIFY at all. The variants alternate, three rounds each.
+ */
+async function notifyCost(): Promise<Record<NotifyVariant, number>> {
+  const listener = new Client({ connectionString: BENCH_DATABASE_URL });
+  await listener.connect();
+  await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+  const rates: Record<NotifyVariant, number[]> = { inTransaction: [], withNotify: [], withoutNotify: [] };
+  for (let round = 0; round < 3; round += 1) {
+    for (const variant of Object.keys(rates) as NotifyVariant[]) {
+      const app = await startApp(
+        { APP_ROLES: 'api', OUTBOX_NOTIFY: String(variant === 'withNotify'), DATABASE_POOL_SIZE: String(PRODUCERS) },
+        [BenchModule],
+      );
+      const txHost: TransactionHost<TransactionalAdapterTypeOrm> = app.get(TransactionHost);
+      const publisher = app.get(OutboxPublisher);
+      let commits = 0;
+      const deadline = Date.now() + PRODUCE_SECONDS * 1_000;
+      await Promise.all(
+        Array.from({ length: PRODUCERS }, async () => {
+          while (Date.now() < deadline) {
+            await txHost.withTransaction(async () => {
+              await publisher.publish(BenchHappened, payload(commits), { aggregateId: 'producer' });
+              if (variant === 'inTransaction') await txHost.tx.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
+            });
+            commits += 1;
+          }
+        }),
+      );
+      rates[variant].push(commits / PRODUCE_SECONDS);
+      await app.close();
+    }
+  }
+  await listener.end();
+  const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+  return {
+    inTransaction: mean(rates.inTransaction),
+    withNotify: mean(rates.withNotify),
+    withoutNotify: mean(rates.withoutNotify),
+  };
+}
+
+export async function relayBenchmark(): Promise<Record<string, unknown>> {
+  await recreateBenchDatabase();
+  await migrateBenchDatabase();
+  try {
+    const trips = await roundTrips();
+    const raw = await rawBullmq();
+    const { eventsPerSecond, app } = await outboxDrain();
+    const half = await latencyAt(app, Math.floor(eventsPerSecond / 2), 'half');
+    const light = await latencyAt(app, LIGHT_RATE, 'light');
+    await app.close();
+    const notify = await notifyCost();
+    const ratio = eventsPerSecond / raw.eventsPerSecond;
+    const notifyCostShare = 1 - notify.withNotify / notify.withoutNotify;
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    const latencyRows = (name: string, l: Latency) => [
+      [`${name}: ${l.rate} events/s, delay p50`, ms(l.p50), 'goal <= 10 ms'],
+      [`${name}: ${l.rate} events/s, delay p99`, ms(l.p99), `goal <= 50 ms (max ${ms(l.max)})`],
+      [
+        `${name}: relay stage p50 / p99`,
+        `${ms(l.relay.p50)} / ${ms(l.relay.p99)}`,
+        `consumer stage ${ms(l.consume.p50)} / ${ms(l.consume.p99)}; this process used ${(l.nodeCpu * 100).toFixed(0)}% of a core`,
+      ],
+    ];
+    const rows = [
+      [
+        'one round trip, sequential: Postgres / Redis',
+        `${trips.postgresMicros.toFixed(0)} / ${trips.redisMicros.toFixed(0)} us`,
+        `of which this process's CPU ${trips.cpuPostgres.toFixed(0)} / ${trips.cpuRedis.toFixed(0)} us`,
+      ],
+      ['(a) raw BullMQ: bulk add + no-op worker', `${raw.eventsPerSecond.toFixed(0)} events/s`, 'baseline'],
+      [
+        '(b) outbox rows -> relay -> inbox + no-op handler',
+        `${eventsPerSecond.toFixed(0)} events/s`,
+        `${ratio.toFixed(2)} x (a), goal >= 0.50`,
+      ],
+      ...latencyRows('(c) at half of (b)', half),
+      ...latencyRows('(c) at a light load', light),
+      [
+        '(d) producer commits/s, NOTIFY in the transaction',
+        `${notify.inTransaction.toFixed(0)} commits/s`,
+        `${((1 - notify.inTransaction / notify.withoutNotify) * 100).toFixed(1)}% fewer than without: why it is not done that way`,
+      ],
+      [
+        '(d) producer commits/s, NOTIFY after commit, coalesced',
+        `${notify.withNotify.toFixed(0)} commits/s`,
+        `costs ${(notifyCostShare * 100).toFixed(1)}%, goal <= 5%`,
+      ],
+      ['(d) producer commits/s, no NOTIFY', `${notify.withoutNotify.toFixed(0)} commits/s`, 'baseline'],
+    ];
+    const width = Math.max(...rows.map((r) => r[0].length));
+    const valueWidth = Math.max(...rows.map((r) => r[1].length));
+    console.log(
+      `\nrelay benchmark: ${EVENTS} events, worker concurrency ${CONCURRENCY}, ${new Date().toISOString()}\n`,
+    );
+    for (const [name, value, note] of rows)
+      console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+    return {
+      events: EVENTS,
+      concurrency: CONCURRENCY,
+      trips,
+      raw,
+      ours: { eventsPerSecond },
+      ratio,
+      half,
+      light,
+      notify,
+      notifyCostShare,
+    };
+  } finally {
+    await cleanRedis();
+  }
+}

@@ -1,0 +1,30 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { relayBenchmark } from './relay.bench';
+
+/**
+ * `npm run bench [-- name ...]`: runs the named benchmarks (all by default), prints each one's
+ * table with its ratios against the baselines it ran beside, and writes the figures as JSON to
+ * bench/results/.
+ */
+const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = { relay: relayBenchmark };
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  const unknown = names.filter((name) => !benchmarks[name]);
+  if (unknown.length > 0)
+    throw new Error(`Unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(benchmarks).join(', ')}`);
+  const results: Record<string, unknown> = {};
+  for (const name of names.length > 0 ? names : Object.keys(benchmarks)) results[name] = await benchmarks[name]();
+  const dir = path.join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(results, null, 2));
+  console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
