@@ -7,10 +7,13 @@ module.exports = {
     {
       name: 'module-internals',
       comment:
-        'A module reaches another module only through its index.ts: the Nest module, its public API and its contracts.',
+        'A module reaches another module only through its index.ts (its Nest module and public API) and its contracts/ (the messages it publishes or accepts).',
       severity: 'error',
       from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+      to: {
+        path: '^src/modules/[^/]+/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/contracts/'],
+      },
     },
     {
       name: 'infra-independent-of-modules',

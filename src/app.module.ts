@@ -16,6 +16,7 @@ import { CheckoutModule } from './modules/checkout';
 import { ContentModule } from './modules/content';
 import { IdentityModule } from './modules/identity';
 import { NotificationsModule } from './modules/notifications';
+import { OperationsModule } from './operations/operations.module';
 
 /** The composition root: shared infrastructure first, then the business modules. */
 @Module({
@@ -36,6 +37,7 @@ import { NotificationsModule } from './modules/notifications';
     ContentModule,
     NotificationsModule,
     CheckoutModule,
+    OperationsModule,
   ],
 })
 export class AppModule {}

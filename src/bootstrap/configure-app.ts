@@ -10,6 +10,16 @@ import { errorBody } from '../infra/http/error-body';
 import { HttpErrorFilter } from '../infra/http/http-error.filter';
 import { createValidationPipe } from '../infra/http/validation.pipe';
 
+/**
+ * JSON.parse gives `__proto__` as an ordinary key, and whatever copies the body onto an object
+ * later may then replace that object's prototype: such keys are refused as the body is parsed.
+ */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+function refusePrototypeKeys(key: string, value: unknown): unknown {
+  if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`the key "${key}" is not allowed`);
+  return value;
+}
+
 /** A process without the `api` role still answers health checks and metric scrapes, and nothing else. */
 const operationsOnly: RequestHandler = (req, res, next) => {
   if (/^\/(health|metrics)(\/|$|\?)/.test(req.url)) return next();
@@ -26,7 +36,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.use(correlationMiddleware());
   if (!config.roles.has('api')) app.use(operationsOnly);
   app.use(helmet());
-  app.useBodyParser('json', { limit: config.httpBodyLimit, strict: true });
+  app.useBodyParser('json', { limit: config.httpBodyLimit, strict: true, reviver: refusePrototypeKeys });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());
   app.disable('x-powered-by');

@@ -1,8 +1,9 @@
 import { checkoutConfig } from '../modules/checkout';
+import { mailConfig } from '../modules/notifications';
 import { outboxConfig } from '../infra/outbox/outbox.config';
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { redisConfig } from './redis.config';
 
 /** Every concern's configuration; each validates its own variables. */
-export const configFactories = [appConfig, databaseConfig, redisConfig, outboxConfig, checkoutConfig];
+export const configFactories = [appConfig, databaseConfig, redisConfig, outboxConfig, checkoutConfig, mailConfig];

@@ -9,6 +9,11 @@ export interface MessageContext extends ClsStore {
   correlationId: string;
   /** The message that caused the current unit of work, when it is a consumer. */
   causationId?: string;
+  /**
+   * Headers that every message of the unit of work carries on, as the correlation id does (for
+   * example which coordination style runs a checkout).
+   */
+  headers?: Record<string, string>;
 }
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { appConfig, type AppConfig } from '../../config/app.config';
 
-export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after'] as const;
+export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 export interface FaultRule {
-  /** Where: `relay.after-push`, `consumer:<name>`, `step:<step>`, `compensation:<step>`. */
+  /** Where: `relay.after-push`, `relay.push`, `consumer:<name>`, `step:<step>`, `compensation:<step>`. */
   point: string;
   action: FaultAction;
   /** How many occurrences it affects; omitted: every one. */

@@ -1,6 +1,12 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
+import type { MessageContext } from '../context/message-context';
+import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
+import { OutboxPublisher } from './outbox.publisher';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
 
@@ -61,6 +67,9 @@ export class DeadLetters {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly cls: ClsService<MessageContext>,
+    private readonly outbox: OutboxPublisher,
     private readonly queues: OutboxQueues,
     private readonly subscriptions: Subscriptions,
   ) {}
@@ -81,12 +90,11 @@ export class DeadLetters {
    * still guards it: if the effect did happen after all, the redrive changes nothing.
    */
   redrive(id: string): Promise<DeadLetter> {
-    return this.dataSource.transaction(async (tx) => {
-      const row = await this.resolve(id, 'redriven', tx.query.bind(tx));
+    return this.resolve(id, 'redriven', async (row) => {
       const subscription = this.subscriptions.consumer(row.consumer);
       if (!subscription) throw new ConflictException(`Consumer ${row.consumer} no longer exists: discard instead`);
       // Undelivered again, so that the sweep pushes it once more should Redis lose this job.
-      await tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [row.message_id]);
+      await this.txHost.tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [row.message_id]);
       await this.queues.push([
         {
           queue: subscription.queue,
@@ -94,23 +102,52 @@ export class DeadLetters {
           job: { ...row.message, id: row.message_id, consumer: row.consumer },
         },
       ]);
-      this.logger.warn(`Redriven ${row.type} to ${row.consumer} (dead letter ${id})`);
-      return toDeadLetter(row);
     });
   }
 
   /** Gives up on it for good; the dead letter stays, marked discarded, as the record. */
-  async discard(id: string): Promise<DeadLetter> {
-    const row = await this.resolve(id, 'discarded', this.dataSource.query.bind(this.dataSource));
-    this.logger.warn(`Discarded ${row.type} for ${row.consumer} (dead letter ${id})`);
-    return toDeadLetter(row);
+  discard(id: string): Promise<DeadLetter> {
+    return this.resolve(id, 'discarded', async () => undefined);
   }
 
-  private async resolve(
+  /**
+   * Moves an open dead letter to its resolution and announces it, in the context of the process
+   * it belongs to (so that it shows in that process's timeline), then does `then` in the same
+   * transaction.
+   */
+  private resolve(
     id: string,
     status: Exclude<DeadLetterStatus, 'dead'>,
-    query: DataSource['query'],
-  ): Promise<DeadLetterRow> {
+    then: (row: DeadLetterRow) => Promise<void>,
+  ): Promise<DeadLetter> {
+    return this.txHost.withTransaction(async () => {
+      const row = await this.close(id, status);
+      await this.cls.run({ ifNested: 'inherit' }, async () => {
+        this.cls.set('correlationId', row.correlation_id);
+        this.cls.set('causationId', row.message_id);
+        this.cls.set('headers', row.message.headers);
+        await this.outbox.publish(
+          status === 'redriven' ? DeadLetterRedriven : DeadLetterDiscarded,
+          {
+            deadLetterId: row.id,
+            messageId: row.message_id,
+            type: row.type,
+            aggregateId: row.message.aggregateId,
+            consumer: row.consumer,
+          },
+          { aggregateId: row.message.aggregateId },
+        );
+      });
+      await then(row);
+      this.logger.warn(
+        `${status === 'redriven' ? 'Redriven' : 'Discarded'} ${row.type} for ${row.consumer} (dead letter ${id})`,
+      );
+      return toDeadLetter(row);
+    });
+  }
+
+  private async close(id: string, status: Exclude<DeadLetterStatus, 'dead'>): Promise<DeadLetterRow> {
+    const query = this.txHost.tx.query.bind(this.txHost.tx);
     const [rows] = await query<[DeadLetterRow[], number]>(
       `UPDATE outbox.dead_letters SET status = $2, resolved_at = clock_timestamp()
         WHERE id = $1 AND status = 'dead'

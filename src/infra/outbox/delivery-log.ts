@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { MessageDeadLettered } from './contracts';
+import { OutboxPublisher } from './outbox.publisher';
 import type { OutboxJob } from './outbox.queues';
 
 export type AttemptOutcome = 'failed' | 'duplicate' | 'dead';
@@ -11,7 +15,11 @@ export type AttemptOutcome = 'failed' | 'duplicate' | 'dead';
  */
 @Injectable()
 export class DeliveryLog {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly outbox: OutboxPublisher,
+  ) {}
 
   async attempt(job: OutboxJob, attempt: number, outcome: AttemptOutcome, error?: string): Promise<void> {
     await this.dataSource.query(
@@ -22,26 +30,44 @@ export class DeliveryLog {
   }
 
   /**
-   * Records the last failed attempt and the dead letter together. Safe to repeat: a message has at
-   * most one open dead letter per consumer.
+   * Records the last failed attempt and the dead letter together, and announces it (unless the
+   * dead message is itself one of the transport's announcements). Safe to repeat: a message has
+   * at most one open dead letter per consumer.
    */
-  async deadLetter(job: OutboxJob, attempt: number, error: string): Promise<void> {
-    await this.dataSource.transaction(async (tx) => {
+  deadLetter(job: OutboxJob, attempt: number, error: string): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      const tx = this.txHost.tx;
       await tx.query(
         `INSERT INTO outbox.delivery_attempts (message_id, consumer, correlation_id, attempt, outcome, error)
          VALUES ($1, $2, $3, $4, 'dead', $5)`,
         [job.id, job.consumer, job.correlationId, attempt, error],
       );
       const { consumer, ...message } = job;
-      await tx.query(
+      const deadLetterId = randomUUID();
+      const inserted = await tx.query<unknown[]>(
         `INSERT INTO outbox.dead_letters
            (id, message_id, consumer, type, correlation_id, message, error, attempts, first_failed_at, last_failed_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, coalesce(min(at), clock_timestamp()), clock_timestamp()
            FROM outbox.delivery_attempts
           WHERE message_id = $2 AND consumer = $3 AND outcome IN ('failed', 'dead')
             AND at > coalesce((SELECT max(resolved_at) FROM outbox.dead_letters WHERE message_id = $2 AND consumer = $3), '-infinity')
-         ON CONFLICT (message_id, consumer) WHERE status = 'dead' DO NOTHING`,
-        [randomUUID(), job.id, consumer, job.type, job.correlationId, JSON.stringify(message), error, attempt],
+         ON CONFLICT (message_id, consumer) WHERE status = 'dead' DO NOTHING
+         RETURNING 1`,
+        [deadLetterId, job.id, consumer, job.type, job.correlationId, JSON.stringify(message), error, attempt],
+      );
+      if (inserted.length === 0 || job.type.startsWith('outbox.')) return;
+      await this.outbox.publish(
+        MessageDeadLettered,
+        {
+          deadLetterId,
+          messageId: job.id,
+          type: job.type,
+          aggregateId: job.aggregateId,
+          consumer,
+          error: error.slice(0, 2_000),
+          attempts: attempt,
+        },
+        { aggregateId: job.aggregateId },
       );
     });
   }

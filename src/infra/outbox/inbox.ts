@@ -120,6 +120,7 @@ export class Inbox {
     return this.cls.run({ ifNested: 'inherit' }, () => {
       this.cls.set('correlationId', delivery.correlationId);
       this.cls.set('causationId', delivery.id);
+      this.cls.set('headers', delivery.headers);
       if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
       return handle(payload, delivery);
     });

@@ -2,3 +2,11 @@ export { OnMessage } from './subscriptions';
 export { defineCommand, defineEvent, type Delivery, type MessageContract, type PayloadOf } from './message';
 export { OutboxPublisher, PublishOutsideTransactionError, type PublishOptions } from './outbox.publisher';
 export { OutboxModule } from './outbox.module';
+export {
+  DeadLetterDiscarded,
+  type DeadLetterPayload,
+  DeadLetterRedriven,
+  MessageDeadLettered,
+  type MessageDeadLetteredPayload,
+} from './contracts';
+export { type TransportEntry, TransportHistory } from './transport-history';

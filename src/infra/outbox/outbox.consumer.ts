@@ -83,18 +83,20 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(delivery.consumer);
-    if (!subscription || subscription.contract.type !== delivery.type) {
+    const contract = this.subscriptions.contractOf(delivery.consumer, delivery.type);
+    if (!subscription || !contract) {
       this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type}: skipped`);
       this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
       return;
     }
 
-    await this.cls.runWith({ correlationId: delivery.correlationId, causationId: delivery.id }, async () => {
+    const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
+    await this.cls.runWith(context, async () => {
       let outcome: ConsumeOutcome = 'retried';
       try {
         outcome = await this.inbox.handle({
           delivery,
-          payload: parsePayload(subscription.contract, payload),
+          payload: parsePayload(contract, payload),
           handle: subscription.handle,
           injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
         });

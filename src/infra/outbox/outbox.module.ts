@@ -16,6 +16,7 @@ import { OutboxRelay } from './outbox.relay';
 import { RedeliverySweeper } from './redelivery.sweeper';
 import { RelaySignal } from './relay-signal';
 import { Subscriptions } from './subscriptions';
+import { TransportHistory } from './transport-history';
 
 /**
  * The transport: the publisher that modules write messages with, and the relay, consumers,
@@ -41,7 +42,8 @@ import { Subscriptions } from './subscriptions';
     DeadLetters,
     RedeliverySweeper,
     Housekeeping,
+    TransportHistory,
   ],
-  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters],
+  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory],
 })
 export class OutboxModule {}

@@ -33,7 +33,10 @@ export class OutboxPublisher {
     private readonly signal: RelaySignal,
   ) {}
 
-  /** Returns the new message's id. Its correlation and causation come from the current context. */
+  /**
+   * Returns the new message's id. Its correlation id, causation id and inherited headers come from
+   * the current context.
+   */
   async publish<P extends object>(contract: MessageContract<P>, payload: P, options: PublishOptions): Promise<string> {
     if (!this.txHost.isTransactionActive()) throw new PublishOutsideTransactionError(contract.type);
     parsePayload(contract, payload);
@@ -51,7 +54,7 @@ export class OutboxPublisher {
         JSON.stringify(payload),
         this.cls.get('correlationId'),
         this.cls.get('causationId') ?? null,
-        JSON.stringify(options.headers ?? {}),
+        JSON.stringify({ ...this.cls.get('headers'), ...options.headers }),
       ],
     );
     this.signal.mark(this.txHost.tx);

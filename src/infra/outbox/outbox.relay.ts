@@ -86,6 +86,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
       actions: ['fail'],
       description: 'the relay dies after pushing a batch and before marking it published',
     });
+    this.faults.declare({
+      point: 'relay.push',
+      actions: ['duplicate'],
+      description: 'the relay pushes every job twice, under two job ids, so that every consumer gets it twice',
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -153,36 +158,43 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
       );
       if (rows.length === 0) return 0;
 
+      const unrouted = new Set<string>();
       const jobs = rows.flatMap((row) => {
         const message = toMessage(row);
-        const subscriptions = this.subscriptions.of(message.type);
-        if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
+        const subscriptions = this.subscriptions.of(message.type, message.headers);
+        if (subscriptions.length === 0) {
+          unrouted.add(message.id);
+          this.metrics.unrouted.inc({ type: message.type });
+        }
         return subscriptions.map(({ queue, consumer }) => ({
           queue,
           jobId: jobIdOf(message.id, consumer),
           job: { ...message, consumer },
         }));
       });
-      await this.queues.push(jobs);
-      for (const { queue } of jobs) this.metrics.relayed.inc({ queue });
+      const copies =
+        this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+      await this.queues.push([...jobs, ...copies]);
+      for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
 
       this.faults.failIfInjected('relay.after-push');
       await this.markPublished(
         tx,
         rows.map((row) => row.id),
+        [...unrouted],
       );
       return rows.length;
     });
   }
 
-  /** A message nobody subscribes to is delivered as soon as it is published. */
-  private async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
+  /** A message that no consumer takes is delivered as soon as it is published. */
+  private async markPublished(tx: EntityManager, ids: string[], unrouted: string[]): Promise<void> {
     await tx.query(
-      `UPDATE outbox.messages m
+      `UPDATE outbox.messages
           SET published_at = clock_timestamp(),
-              delivered_at = CASE WHEN m.type = ANY($2::text[]) THEN NULL ELSE clock_timestamp() END
-        WHERE m.id = ANY($1::uuid[])`,
-      [ids, this.subscriptions.types()],
+              delivered_at = CASE WHEN id = ANY($2::uuid[]) THEN clock_timestamp() END
+        WHERE id = ANY($1::uuid[])`,
+      [ids, unrouted],
     );
   }
 }

@@ -84,7 +84,9 @@ export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicat
 
       const delivered: string[] = [];
       const missing = rows.flatMap((row) => {
-        const lacking = this.subscriptions.of(row.type).filter(({ consumer }) => !done.has(`${row.id} ${consumer}`));
+        const lacking = this.subscriptions
+          .of(row.type, row.headers)
+          .filter(({ consumer }) => !done.has(`${row.id} ${consumer}`));
         if (lacking.length === 0) delivered.push(row.id);
         const message = toMessage(row);
         return lacking.map(({ queue, consumer }) => ({

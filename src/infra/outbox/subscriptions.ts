@@ -5,22 +5,28 @@ import type { Delivery, MessageContract } from './message';
 export interface SubscriptionOptions {
   /** The consumer's name, `<module>.<what it does>`: the module's queue carries its deliveries. */
   consumer: string;
+  /** Only messages whose headers have these values (others are never routed to this consumer). */
+  where?: Record<string, string>;
 }
 
-const SubscriptionMetadata = DiscoveryService.createDecorator<SubscriptionOptions & { contract: MessageContract }>();
+const SubscriptionMetadata = DiscoveryService.createDecorator<SubscriptionOptions & { contracts: MessageContract[] }>();
 
 /**
- * Declares a method as the handler of one message type, under a consumer name. The method
- * receives the validated payload and the delivery; it runs in a transaction that also records
- * the delivery in the inbox, so its writes and the messages it publishes commit with it, once.
+ * Declares a method as the handler of a message type (or of several, for one reaction to any of
+ * them), under a consumer name. The method receives the validated payload and the delivery
+ * (whose `type` says which it is); it runs in a transaction that also records the delivery in
+ * the inbox, so its writes and the messages it publishes commit with it, once.
  *
  * ```ts
  * @OnMessage(PaymentAuthorized, { consumer: 'content.grant-access' })
  * async grantAccess(payload: PaymentAuthorizedPayload, delivery: Delivery) { ... }
  * ```
  */
-export function OnMessage(contract: MessageContract, options: SubscriptionOptions): MethodDecorator {
-  return SubscriptionMetadata({ contract, ...options });
+export function OnMessage(
+  contract: MessageContract | MessageContract[],
+  options: SubscriptionOptions,
+): MethodDecorator {
+  return SubscriptionMetadata({ contracts: [contract].flat(), ...options });
 }
 
 export type MessageHandler = (payload: object, delivery: Delivery) => Promise<unknown>;
@@ -29,7 +35,8 @@ export interface Subscription {
   consumer: string;
   /** The consuming module, which names its queue. */
   queue: string;
-  contract: MessageContract;
+  contracts: MessageContract[];
+  where: Record<string, string>;
   handle: MessageHandler;
 }
 
@@ -57,25 +64,32 @@ export class Subscriptions implements OnModuleInit {
     }
   }
 
-  private add({ consumer, contract }: SubscriptionOptions & { contract: MessageContract }, handle: MessageHandler) {
+  private add(
+    { consumer, contracts, where = {} }: SubscriptionOptions & { contracts: MessageContract[] },
+    handle: MessageHandler,
+  ) {
     const queue = CONSUMER_NAME.exec(consumer)?.[1];
     if (!queue) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
     if (this.byConsumer.has(consumer)) throw new Error(`Consumer "${consumer}" is declared twice`);
-    const subscription = { consumer, queue, contract, handle };
+    const subscription = { consumer, queue, contracts, where, handle };
     this.byConsumer.set(consumer, subscription);
-    this.byType.set(contract.type, [...(this.byType.get(contract.type) ?? []), subscription]);
+    for (const { type } of contracts) this.byType.set(type, [...(this.byType.get(type) ?? []), subscription]);
   }
 
-  of(type: string): readonly Subscription[] {
-    return this.byType.get(type) ?? [];
+  /** The subscriptions that a message of this type, with these headers, is routed to. */
+  of(type: string, headers: Record<string, string> = {}): Subscription[] {
+    return (this.byType.get(type) ?? []).filter((s) =>
+      Object.entries(s.where).every(([name, value]) => headers[name] === value),
+    );
   }
 
   consumer(name: string): Subscription | undefined {
     return this.byConsumer.get(name);
   }
 
-  types(): string[] {
-    return [...this.byType.keys()];
+  /** The contract under which this consumer takes this type, if it does. */
+  contractOf(consumer: string, type: string): MessageContract | undefined {
+    return this.byConsumer.get(consumer)?.contracts.find((contract) => contract.type === type);
   }
 
   consumers(): string[] {

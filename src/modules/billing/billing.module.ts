@@ -1,8 +1,39 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { AuthorizePayment } from './authorize-payment/authorize-payment.handler';
+import { AuthorizePaymentReaction } from './authorize-payment/authorize-payment.reaction';
+import { BillingApi } from './billing.api';
+import { CapturePayment } from './capture-payment/capture-payment.handler';
+import { CapturePaymentReaction } from './capture-payment/capture-payment.reaction';
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
+import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
+import { PaymentsRepository } from './database/payments.repository';
+import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
+import { Plans } from './plans/plans';
+import { RefundPaymentController } from './refund-payment/refund-payment.controller';
+import { RefundPayment } from './refund-payment/refund-payment.handler';
+import { VoidAuthorization } from './void-authorization/void-authorization.handler';
+import { VoidAuthorizationReaction } from './void-authorization/void-authorization.reaction';
 
+/** Plans and their prices, payments, and the card gateway. */
 @Module({
-  imports: [DatabaseModule.forFeature({ migrations: [CreateBillingSchema1795970000200] })],
+  imports: [
+    DatabaseModule.forFeature({ migrations: [CreateBillingSchema1795970000200, CreateBillingTables1795970002200] }),
+  ],
+  controllers: [RefundPaymentController],
+  providers: [
+    BillingApi,
+    Plans,
+    PaymentsRepository,
+    { provide: CardGateway, useClass: FakeCardGateway },
+    AuthorizePayment,
+    CapturePayment,
+    VoidAuthorization,
+    RefundPayment,
+    AuthorizePaymentReaction,
+    CapturePaymentReaction,
+    VoidAuthorizationReaction,
+  ],
+  exports: [BillingApi, AuthorizePayment, CapturePayment, VoidAuthorization, RefundPayment],
 })
 export class BillingModule {}

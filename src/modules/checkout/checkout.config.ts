@@ -1,5 +1,5 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
-import { IsIn } from 'class-validator';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { readEnv } from '../../config/env';
 
 export const CHECKOUT_MODES = ['choreography', 'orchestration'] as const;
@@ -8,10 +8,12 @@ export type CheckoutMode = (typeof CHECKOUT_MODES)[number];
 class CheckoutEnv {
   @IsIn(CHECKOUT_MODES, { message: `must be one of ${CHECKOUT_MODES.join(', ')}` })
   CHECKOUT_MODE: string = 'choreography';
+  /** A checkout still PENDING after this long counts as stuck. */
+  @IsInt() @Min(1_000) @Max(86_400_000) CHECKOUT_STUCK_AFTER_MS: number = 60_000;
 }
 
 export const checkoutConfig = registerAs('checkout', () => {
   const env = readEnv(CheckoutEnv);
-  return { defaultMode: env.CHECKOUT_MODE as CheckoutMode };
+  return { defaultMode: env.CHECKOUT_MODE as CheckoutMode, stuckAfterMs: env.CHECKOUT_STUCK_AFTER_MS };
 });
 export type CheckoutConfig = ConfigType<typeof checkoutConfig>;

@@ -1,1 +1,4 @@
 export { ContentModule } from './content.module';
+export { ContentApi } from './content.api';
+export { GrantAccess, type GrantOutcome } from './grant-access/grant-access.handler';
+export { RevokeAccess, type RevokeOutcome } from './revoke-access/revoke-access.handler';

@@ -1,8 +1,26 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { BlockUserController } from './block-user/block-user.controller';
+import { CreateUserController } from './create-user/create-user.controller';
+import { CreateUser } from './create-user/create-user.handler';
 import { CreateIdentitySchema1795970000100 } from './database/migrations/1795970000100-create-identity-schema';
+import { CreateUsers1795970002100 } from './database/migrations/1795970002100-create-users';
+import { UserEntity } from './database/user.entity';
+import { GetUserController } from './get-user/get-user.controller';
+import { IdentityApi } from './identity.api';
+import { VerifyUser } from './verify-user/verify-user.handler';
+import { VerifyUserReaction } from './verify-user/verify-user.reaction';
 
+/** Users, and whether one may buy. */
 @Module({
-  imports: [DatabaseModule.forFeature({ migrations: [CreateIdentitySchema1795970000100] })],
+  imports: [
+    DatabaseModule.forFeature({
+      entities: [UserEntity],
+      migrations: [CreateIdentitySchema1795970000100, CreateUsers1795970002100],
+    }),
+  ],
+  controllers: [CreateUserController, GetUserController, BlockUserController],
+  providers: [IdentityApi, CreateUser, VerifyUser, VerifyUserReaction],
+  exports: [IdentityApi, VerifyUser],
 })
 export class IdentityModule {}

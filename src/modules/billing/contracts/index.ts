@@ -1,0 +1,35 @@
+import { IsInt, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { defineEvent } from '../../../infra/outbox';
+
+export class PaymentPayload {
+  @IsUUID() checkoutId!: string;
+  @IsUUID() paymentId!: string;
+  @IsUUID() userId!: string;
+  @IsString() planId!: string;
+  @IsInt() amountCents!: number;
+  @Length(3, 3) currency!: string;
+}
+
+export class PaymentRefusalPayload {
+  @IsUUID() checkoutId!: string;
+  @IsString() @MaxLength(200) reason!: string;
+}
+
+/** Funds are held for the checkout; until captured, a void releases them. */
+export const PaymentAuthorized = defineEvent('billing.payment-authorized.v1', PaymentPayload);
+/** The card was refused: nothing was held. */
+export const PaymentDeclined = defineEvent('billing.payment-declined.v1', PaymentRefusalPayload);
+/** The money is taken: the point of no return of a checkout. */
+export const PaymentCaptured = defineEvent('billing.payment-captured.v1', PaymentPayload);
+/** The capture was refused: the authorization still holds funds until voided. */
+export const CaptureDeclined = defineEvent('billing.capture-declined.v1', PaymentRefusalPayload);
+
+export class PaymentVoidedPayload {
+  @IsUUID() checkoutId!: string;
+  /** Absent when nothing had been authorized: the void left a tombstone instead. */
+  @IsOptional() @IsUUID() paymentId?: string;
+  /** Why the checkout is being undone. */
+  @IsString() @MaxLength(200) reason!: string;
+}
+/** The authorization is released (or, if none was made, can no longer be). */
+export const PaymentVoided = defineEvent('billing.payment-voided.v1', PaymentVoidedPayload);

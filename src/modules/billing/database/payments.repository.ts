@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { randomUUID } from 'node:crypto';
+import type { PaymentStatus } from '../domain/payment';
+
+export interface PaymentRow {
+  id: string;
+  checkout_id: string;
+  user_id: string | null;
+  plan_id: string | null;
+  amount_cents: number | null;
+  currency: string | null;
+  payment_method: string | null;
+  status: PaymentStatus;
+  tombstone: boolean;
+  idempotency_key: string;
+  gateway_authorization_id: string | null;
+  decline_reason: string | null;
+}
+
+export type NewPayment = Omit<PaymentRow, 'id'>;
+
+/** The one payment of each checkout, always read under a lock on its checkout. */
+@Injectable()
+export class PaymentsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /**
+   * The checkout's payment, if any, after taking a lock on that checkout that lasts until the
+   * transaction ends: operations on one checkout (an authorization and its void racing each
+   * other) happen one after the other, even before the payment row exists.
+   */
+  async lockByCheckout(checkoutId: string): Promise<PaymentRow | undefined> {
+    const tx = this.txHost.tx;
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`billing.payments:${checkoutId}`]);
+    const [row] = await tx.query<PaymentRow[]>(`SELECT * FROM billing.payments WHERE checkout_id = $1`, [checkoutId]);
+    return row;
+  }
+
+  async insert(payment: NewPayment): Promise<PaymentRow> {
+    const [row] = await this.txHost.tx.query<PaymentRow[]>(
+      `INSERT INTO billing.payments
+         (id, checkout_id, user_id, plan_id, amount_cents, currency, payment_method, status, tombstone,
+          idempotency_key, gateway_authorization_id, decline_reason,
+          authorized_at, voided_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+               CASE WHEN $8 = 'authorized' THEN now() END, CASE WHEN $8 = 'voided' THEN now() END)
+       RETURNING *`,
+      [
+        randomUUID(),
+        payment.checkout_id,
+        payment.user_id,
+        payment.plan_id,
+        payment.amount_cents,
+        payment.currency,
+        payment.payment_method,
+        payment.status,
+        payment.tombstone,
+        payment.idempotency_key,
+        payment.gateway_authorization_id,
+        payment.decline_reason,
+      ],
+    );
+    return row;
+  }
+
+  /** Moves a payment to a status, stamping when; a declined capture only records its reason. */
+  async update(id: string, change: { status?: PaymentStatus; declineReason?: string }): Promise<PaymentRow> {
+    const [[row]] = await this.txHost.tx.query<[PaymentRow[], number]>(
+      `UPDATE billing.payments
+          SET status = coalesce($2, status),
+              decline_reason = coalesce($3, decline_reason),
+              captured_at = CASE WHEN $2 = 'captured' THEN now() ELSE captured_at END,
+              voided_at = CASE WHEN $2 = 'voided' THEN now() ELSE voided_at END,
+              refunded_at = CASE WHEN $2 = 'refunded' THEN now() ELSE refunded_at END,
+              updated_at = now()
+        WHERE id = $1
+        RETURNING *`,
+      [id, change.status ?? null, change.declineReason ?? null],
+    );
+    return row;
+  }
+}

@@ -1,0 +1,41 @@
+import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { type TransportEntry, TransportHistory } from '../../../infra/outbox';
+import { CheckoutsRepository } from '../database/checkouts.repository';
+
+export class TimelineEntry {
+  @ApiProperty({ format: 'date-time' }) at!: string;
+  @ApiProperty({
+    example: 'event',
+    description: 'event, command, handled, attempt-failed, duplicate, dead-lettered, or a saga record',
+  })
+  kind!: string;
+  @ApiProperty({ nullable: true, example: 'billing.payment-authorized.v1' }) type!: string | null;
+  @ApiProperty({ nullable: true, example: 'billing' }) module!: string | null;
+  @ApiProperty({ nullable: true, example: 'content.grant-access' }) consumer!: string | null;
+  @ApiProperty({ nullable: true, example: 1 }) attempt!: number | null;
+  @ApiProperty({ nullable: true, format: 'uuid' }) eventId!: string | null;
+  @ApiProperty({ nullable: true, format: 'uuid' }) causationId!: string | null;
+  @ApiProperty({ nullable: true, description: 'The payload, the error, or what the saga recorded' }) detail!: unknown;
+}
+
+@ApiTags('checkouts')
+@Controller('checkouts')
+export class CheckoutTimelineController {
+  constructor(
+    private readonly checkouts: CheckoutsRepository,
+    private readonly history: TransportHistory,
+  ) {}
+
+  @Get(':id/timeline')
+  @ApiOkResponse({
+    type: [TimelineEntry],
+    description: 'Every message, delivery, retry and compensation, in time order',
+  })
+  @ApiNotFoundResponse({ description: 'No such checkout' })
+  async timeline(@Param('id', new ParseUUIDPipe()) id: string): Promise<TransportEntry[]> {
+    const checkout = await this.checkouts.find(id);
+    if (!checkout) throw new NotFoundException(`No checkout ${id}`);
+    return this.history.forCorrelation(checkout.correlation_id, checkout.id);
+  }
+}

@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { CheckoutMode } from '../checkout.config';
+import type { CheckoutProgress, CheckoutStatus, CheckoutStep } from '../domain/checkout';
+
+export interface CheckoutRow {
+  id: string;
+  user_id: string;
+  plan_id: string;
+  payment_method: string;
+  mode: CheckoutMode;
+  status: CheckoutStatus;
+  step: CheckoutStep;
+  failure_reason: string | null;
+  correlation_id: string;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+}
+
+export interface CheckoutView {
+  id: string;
+  userId: string;
+  planId: string;
+  mode: CheckoutMode;
+  status: CheckoutStatus;
+  step: CheckoutStep;
+  failureReason: string | null;
+  correlationId: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export const toCheckoutView = (row: CheckoutRow): CheckoutView => ({
+  id: row.id,
+  userId: row.user_id,
+  planId: row.plan_id,
+  mode: row.mode,
+  status: row.status,
+  step: row.step,
+  failureReason: row.failure_reason,
+  correlationId: row.correlation_id,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+  completedAt: row.completed_at?.toISOString() ?? null,
+});
+
+export interface ListFilter {
+  status?: CheckoutStatus;
+  mode?: CheckoutMode;
+  /** Only PENDING checkouts created before this instant. */
+  stuckBefore?: Date;
+  after?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+@Injectable()
+export class CheckoutsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async insert(
+    checkout: Pick<CheckoutRow, 'id' | 'user_id' | 'plan_id' | 'payment_method' | 'mode' | 'step' | 'correlation_id'>,
+  ): Promise<CheckoutRow> {
+    const [row] = await this.txHost.tx.query<CheckoutRow[]>(
+      `INSERT INTO checkout.checkouts (id, user_id, plan_id, payment_method, mode, step, correlation_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       RETURNING *`,
+      [
+        checkout.id,
+        checkout.user_id,
+        checkout.plan_id,
+        checkout.payment_method,
+        checkout.mode,
+        checkout.step,
+        checkout.correlation_id,
+      ],
+    );
+    return row;
+  }
+
+  async find(id: string): Promise<CheckoutRow | undefined> {
+    const [row] = await this.txHost.tx.query<CheckoutRow[]>(`SELECT * FROM checkout.checkouts WHERE id = $1`, [id]);
+    return row;
+  }
+
+  /** The checkout, locked until the transaction ends: its progress is read, then written. */
+  async lock(id: string): Promise<CheckoutRow | undefined> {
+    const [row] = await this.txHost.tx.query<CheckoutRow[]>(
+      `SELECT * FROM checkout.checkouts WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    return row;
+  }
+
+  async saveProgress(id: string, progress: CheckoutProgress): Promise<CheckoutRow> {
+    const [[row]] = await this.txHost.tx.query<[CheckoutRow[], number]>(
+      `UPDATE checkout.checkouts
+          SET status = $2, step = $3, failure_reason = $4, updated_at = clock_timestamp(),
+              completed_at = CASE WHEN $2 IN ('COMPLETED', 'REJECTED', 'FAILED') THEN clock_timestamp() END
+        WHERE id = $1
+        RETURNING *`,
+      [id, progress.status, progress.step, progress.failureReason],
+    );
+    return row;
+  }
+
+  /** Newest first; the cursor is the last row of the previous page. */
+  list(filter: ListFilter): Promise<CheckoutRow[]> {
+    return this.txHost.tx.query<CheckoutRow[]>(
+      `SELECT * FROM checkout.checkouts
+        WHERE ($1::text IS NULL OR status = $1)
+          AND ($2::text IS NULL OR mode = $2)
+          AND ($3::timestamptz IS NULL OR (status = 'PENDING' AND created_at < $3))
+          AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
+        ORDER BY created_at DESC, id DESC
+        LIMIT $6`,
+      [
+        filter.status ?? null,
+        filter.mode ?? null,
+        filter.stuckBefore ?? null,
+        filter.after?.createdAt ?? null,
+        filter.after?.id ?? null,
+        filter.limit,
+      ],
+    );
+  }
+}

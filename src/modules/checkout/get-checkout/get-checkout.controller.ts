@@ -1,0 +1,36 @@
+import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { CHECKOUT_MODES } from '../checkout.config';
+import { CheckoutsRepository, type CheckoutView, toCheckoutView } from '../database/checkouts.repository';
+import { CHECKOUT_STATUSES, COMPENSATION_STEPS, FORWARD_STEPS } from '../domain/checkout';
+
+export class CheckoutResponse {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) userId!: string;
+  @ApiProperty({ example: 'premium' }) planId!: string;
+  @ApiProperty({ enum: CHECKOUT_MODES }) mode!: string;
+  @ApiProperty({ enum: CHECKOUT_STATUSES, example: 'PENDING' }) status!: string;
+  @ApiProperty({ enum: [...FORWARD_STEPS, ...COMPENSATION_STEPS], description: 'The step it is in, or ended in' })
+  step!: string;
+  @ApiProperty({ nullable: true, example: 'not-licensed' }) failureReason!: string | null;
+  @ApiProperty() correlationId!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ format: 'date-time', nullable: true }) completedAt!: string | null;
+}
+
+@ApiTags('checkouts')
+@Controller('checkouts')
+export class GetCheckoutController {
+  constructor(private readonly checkouts: CheckoutsRepository) {}
+
+  @Get(':id')
+  @ApiOkResponse({ type: CheckoutResponse })
+  @ApiBadRequestResponse({ description: 'The id is not a UUID' })
+  @ApiNotFoundResponse({ description: 'No such checkout' })
+  async get(@Param('id', new ParseUUIDPipe()) id: string): Promise<CheckoutView> {
+    const checkout = await this.checkouts.find(id);
+    if (!checkout) throw new NotFoundException(`No checkout ${id}`);
+    return toCheckoutView(checkout);
+  }
+}

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { OutboxPublisher } from '../../../infra/outbox';
+import type { PaymentMethod } from '../contracts';
+import { CHOREOGRAPHED, CheckoutRequested } from '../contracts';
+import type { CheckoutRow } from '../database/checkouts.repository';
+import { CheckoutCoordinator } from './checkout-coordinator';
+
+/** Choreography: announce the request, and let each module react to the one before it. */
+@Injectable()
+export class ChoreographyCoordinator extends CheckoutCoordinator {
+  readonly mode = 'choreography';
+
+  constructor(private readonly outbox: OutboxPublisher) {
+    super();
+  }
+
+  async start(checkout: CheckoutRow): Promise<void> {
+    await this.outbox.publish(
+      CheckoutRequested,
+      {
+        checkoutId: checkout.id,
+        userId: checkout.user_id,
+        planId: checkout.plan_id,
+        paymentMethod: checkout.payment_method as PaymentMethod,
+      },
+      { aggregateId: checkout.id, headers: CHOREOGRAPHED },
+    );
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  UnprocessableEntityException,
+} from '@nestjs/common';
+import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
+import { createHash, randomUUID } from 'node:crypto';
+import { QueryFailedError } from 'typeorm';
+import type { MessageContext } from '../../../infra/context/message-context';
+import { BillingApi } from '../../billing';
+import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
+import { CheckoutsRepository } from '../database/checkouts.repository';
+import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './checkout-coordinator';
+import type { CheckoutAccepted, StartCheckoutDto } from './start-checkout.dto';
+
+/** Visible ASCII, 1 to 255 characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+export interface StartedCheckout {
+  body: CheckoutAccepted;
+  /** True when this is the first answer to the same Idempotency-Key, given again. */
+  replayed: boolean;
+}
+
+/**
+ * Writes a new checkout (PENDING) and sets it going, in one transaction. With an
+ * Idempotency-Key, the first answer is stored in that transaction too: a repeat of the same
+ * request gets it again and starts nothing; a request racing it waits for it and then gets it;
+ * the same key with another request is refused.
+ */
+@Injectable()
+export class StartCheckout {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly cls: ClsService<MessageContext>,
+    private readonly checkouts: CheckoutsRepository,
+    private readonly billing: BillingApi,
+    @Inject(CHECKOUT_COORDINATORS) private readonly coordinators: CheckoutCoordinator[],
+    @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
+  ) {}
+
+  @Transactional()
+  async execute(request: StartCheckoutDto, idempotencyKey?: string): Promise<StartedCheckout> {
+    const requestHash = hashOf(request);
+    if (idempotencyKey !== undefined) {
+      const previous = await this.previousAnswer(idempotencyKey, requestHash);
+      if (previous) return { body: previous, replayed: true };
+    }
+
+    const plan = await this.billing.findPlan(request.planId);
+    if (!plan) throw new UnprocessableEntityException(`There is no plan ${request.planId}; see GET /plans`);
+    const mode = request.mode ?? this.config.defaultMode;
+    const coordinator = this.coordinators.find((c) => c.mode === mode);
+    if (!coordinator) throw new UnprocessableEntityException(`Mode ${mode} is not available`);
+
+    const checkout = await this.checkouts.insert({
+      id: randomUUID(),
+      user_id: request.userId,
+      plan_id: plan.id,
+      payment_method: request.paymentMethod,
+      mode,
+      step: 'identity.verify-user',
+      correlation_id: this.cls.get('correlationId') ?? randomUUID(),
+    });
+    await coordinator.start(checkout);
+    const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
+    if (idempotencyKey !== undefined) {
+      await this.txHost.tx.query(
+        `INSERT INTO checkout.idempotency_keys (key, request_hash, checkout_id, response) VALUES ($1, $2, $3, $4)`,
+        [idempotencyKey, requestHash, checkout.id, JSON.stringify(body)],
+      );
+    }
+    return { body, replayed: false };
+  }
+
+  /**
+   * Takes the key's lock for the rest of the transaction (waiting for a request in flight with
+   * the same key, up to a limit), then returns that key's first answer if there is one.
+   */
+  private async previousAnswer(key: string, requestHash: string): Promise<CheckoutAccepted | undefined> {
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
+    }
+    const tx = this.txHost.tx;
+    await tx.query(`SET LOCAL lock_timeout = '5s'`);
+    try {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${key}`]);
+    } catch (error) {
+      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+        throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
+      }
+      throw error;
+    }
+    await tx.query(`SET LOCAL lock_timeout = 0`);
+    const [stored] = await tx.query<Array<{ request_hash: string; response: CheckoutAccepted }>>(
+      `SELECT request_hash, response FROM checkout.idempotency_keys WHERE key = $1`,
+      [key],
+    );
+    if (!stored) return undefined;
+    if (stored.request_hash !== requestHash) {
+      throw new UnprocessableEntityException('This Idempotency-Key was already used with a different request');
+    }
+    return stored.response;
+  }
+}
+
+function hashOf({ userId, planId, paymentMethod, mode }: StartCheckoutDto): string {
+  return createHash('sha256')
+    .update(JSON.stringify([userId.toLowerCase(), planId, paymentMethod, mode ?? null]))
+    .digest('hex');
+}

@@ -1,0 +1,66 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { randomUUID } from 'node:crypto';
+import type { EntitlementStatus, License } from '../domain/entitlement';
+
+export interface EntitlementRow {
+  id: string;
+  checkout_id: string;
+  user_id: string | null;
+  plan_id: string | null;
+  status: EntitlementStatus;
+  tombstone: boolean;
+}
+
+@Injectable()
+export class EntitlementsRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  /** The checkout's entitlement, if any, under a lock on that checkout until the transaction ends. */
+  async lockByCheckout(checkoutId: string): Promise<EntitlementRow | undefined> {
+    const tx = this.txHost.tx;
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`content.entitlements:${checkoutId}`]);
+    const [row] = await tx.query<EntitlementRow[]>(`SELECT * FROM content.entitlements WHERE checkout_id = $1`, [
+      checkoutId,
+    ]);
+    return row;
+  }
+
+  async insert(entitlement: Omit<EntitlementRow, 'id'> & { idempotency_key: string }): Promise<EntitlementRow> {
+    const [row] = await this.txHost.tx.query<EntitlementRow[]>(
+      `INSERT INTO content.entitlements
+         (id, checkout_id, user_id, plan_id, status, tombstone, idempotency_key, granted_at, revoked_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7,
+               CASE WHEN $5 = 'active' THEN now() END, CASE WHEN $5 = 'revoked' THEN now() END)
+       RETURNING *`,
+      [
+        randomUUID(),
+        entitlement.checkout_id,
+        entitlement.user_id,
+        entitlement.plan_id,
+        entitlement.status,
+        entitlement.tombstone,
+        entitlement.idempotency_key,
+      ],
+    );
+    return row;
+  }
+
+  async revoke(id: string): Promise<void> {
+    await this.txHost.tx.query(`UPDATE content.entitlements SET status = 'revoked', revoked_at = now() WHERE id = $1`, [
+      id,
+    ]);
+  }
+
+  async license(planId: string): Promise<License | undefined> {
+    const [row] = await this.txHost.tx.query<Array<{ everywhere: boolean; countries: string[] }>>(
+      `SELECT l.everywhere, coalesce(array_agg(c.country) FILTER (WHERE c.country IS NOT NULL), '{}') AS countries
+         FROM content.plan_licenses l LEFT JOIN content.plan_countries c ON c.plan_id = l.plan_id
+        WHERE l.plan_id = $1
+        GROUP BY l.plan_id, l.everywhere`,
+      [planId],
+    );
+    return row;
+  }
+}

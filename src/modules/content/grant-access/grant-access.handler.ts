@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import { IdentityApi } from '../../identity';
+import { EntitlementsRepository } from '../database/entitlements.repository';
+import { decideGrant } from '../domain/entitlement';
+
+export interface GrantAccessCommand {
+  checkoutId: string;
+  userId: string;
+  planId: string;
+  idempotencyKey: string;
+}
+
+export type GrantOutcome =
+  | { outcome: 'granted'; entitlementId: string; isNew: boolean }
+  | { outcome: 'refused'; reason: string; isNew: boolean };
+
+/**
+ * Step 3 of a checkout: let the buyer use the plan, where the plan is licensed in the buyer's
+ * country. A refusal is a business answer, not an error. Compensated by a revoke.
+ */
+@Injectable()
+export class GrantAccess {
+  constructor(
+    private readonly entitlements: EntitlementsRepository,
+    private readonly identity: IdentityApi,
+  ) {}
+
+  async execute({ checkoutId, userId, planId, idempotencyKey }: GrantAccessCommand): Promise<GrantOutcome> {
+    const existing = await this.entitlements.lockByCheckout(checkoutId);
+    const buyer = await this.identity.findUser(userId);
+    if (!buyer) return { outcome: 'refused', reason: 'unknown-user', isNew: !existing };
+    const decision = decideGrant(existing, await this.entitlements.license(planId), buyer.country);
+    switch (decision.kind) {
+      case 'already-granted':
+        return { outcome: 'granted', entitlementId: existing!.id, isNew: false };
+      case 'refused':
+        return { outcome: 'refused', reason: decision.reason, isNew: !existing };
+      case 'grant': {
+        const granted = await this.entitlements.insert({
+          checkout_id: checkoutId,
+          user_id: userId,
+          plan_id: planId,
+          status: 'active',
+          tombstone: false,
+          idempotency_key: idempotencyKey,
+        });
+        return { outcome: 'granted', entitlementId: granted.id, isNew: true };
+      }
+    }
+  }
+}

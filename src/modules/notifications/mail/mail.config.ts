@@ -1,0 +1,17 @@
+import { type ConfigType, registerAs } from '@nestjs/config';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { readEnv } from '../../../config/env';
+
+class MailEnv {
+  /** Unset: emails are only logged and recorded. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string = undefined;
+  @IsString() @MaxLength(200) MAIL_FROM: string = 'Checkout <no-reply@checkout.local>';
+}
+
+export const mailConfig = registerAs('mail', () => {
+  const env = readEnv(MailEnv);
+  return { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM };
+});
+export type MailConfig = ConfigType<typeof mailConfig>;
