@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -98,6 +98,31 @@ describe('The architecture rules', () => {
 
     expect(code).not.toBe(0);
     expect(output).toContain('pure-domain');
+  });
+
+  it("when a module's code names a table, then the table is in that module's own schema", () => {
+    const schemas = ['identity', 'billing', 'content', 'notifications', 'checkout', 'outbox'];
+    const modulesDir = path.join(root, 'src/modules');
+    const trespasses: string[] = [];
+    for (const module of readdirSync(modulesDir)) {
+      const files = readdirSync(path.join(modulesDir, module), { recursive: true, encoding: 'utf8' }).filter((f) =>
+        f.endsWith('.ts'),
+      );
+      for (const file of files) {
+        const source = readFileSync(path.join(modulesDir, module, file), 'utf8');
+        const literals = source.match(/`[^`]*`|'[^'\n]*'/g) ?? [];
+        for (const literal of literals) {
+          for (const [, schema, table] of literal.matchAll(/(?<![@.\w])([a-z]+)\.([a-z_]+)\b(?![-.@])/g)) {
+            if (schemas.includes(schema) && schema !== module) trespasses.push(`${module}/${file}: ${schema}.${table}`);
+          }
+        }
+        for (const [, schema] of source.matchAll(/schema:\s*'([a-z]+)'/g)) {
+          if (schema !== module) trespasses.push(`${module}/${file}: entity in schema ${schema}`);
+        }
+      }
+    }
+
+    expect(trespasses).toEqual([]);
   });
 
   it('when eslint and prettier check the tree, then they find nothing', async () => {

@@ -35,7 +35,9 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useLogger(app.get(Logger));
   app.use(correlationMiddleware());
   if (!config.roles.has('api')) app.use(operationsOnly);
-  app.use(helmet());
+  // The app is often served over plain HTTP (locally, behind a proxy): asking browsers to upgrade
+  // every request to HTTPS would break Swagger UI there.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   app.useBodyParser('json', { limit: config.httpBodyLimit, strict: true, reviver: refusePrototypeKeys });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());

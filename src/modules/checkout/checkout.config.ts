@@ -10,10 +10,16 @@ class CheckoutEnv {
   CHECKOUT_MODE: string = 'choreography';
   /** A checkout still PENDING after this long counts as stuck. */
   @IsInt() @Min(1_000) @Max(86_400_000) CHECKOUT_STUCK_AFTER_MS: number = 60_000;
+  /** How long a request waits for another with the same Idempotency-Key before answering 409. */
+  @IsInt() @Min(10) @Max(60_000) CHECKOUT_IDEMPOTENCY_WAIT_MS: number = 5_000;
 }
 
 export const checkoutConfig = registerAs('checkout', () => {
   const env = readEnv(CheckoutEnv);
-  return { defaultMode: env.CHECKOUT_MODE as CheckoutMode, stuckAfterMs: env.CHECKOUT_STUCK_AFTER_MS };
+  return {
+    defaultMode: env.CHECKOUT_MODE as CheckoutMode,
+    stuckAfterMs: env.CHECKOUT_STUCK_AFTER_MS,
+    idempotencyWaitMs: env.CHECKOUT_IDEMPOTENCY_WAIT_MS,
+  };
 });
 export type CheckoutConfig = ConfigType<typeof checkoutConfig>;

@@ -87,7 +87,8 @@ export class StartCheckout {
       throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
     const tx = this.txHost.tx;
-    await tx.query(`SET LOCAL lock_timeout = '5s'`);
+    // SET takes no parameters; the value is a validated integer.
+    await tx.query(`SET LOCAL lock_timeout = ${Number(this.config.idempotencyWaitMs)}`);
     try {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${key}`]);
     } catch (error) {
