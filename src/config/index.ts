@@ -1,4 +1,4 @@
-import { checkoutConfig } from '../modules/checkout';
+import { checkoutConfig, sagaConfig } from '../modules/checkout';
 import { mailConfig } from '../modules/notifications';
 import { outboxConfig } from '../infra/outbox/outbox.config';
 import { appConfig } from './app.config';
@@ -6,4 +6,12 @@ import { databaseConfig } from './database.config';
 import { redisConfig } from './redis.config';
 
 /** Every concern's configuration; each validates its own variables. */
-export const configFactories = [appConfig, databaseConfig, redisConfig, outboxConfig, checkoutConfig, mailConfig];
+export const configFactories = [
+  appConfig,
+  databaseConfig,
+  redisConfig,
+  outboxConfig,
+  checkoutConfig,
+  sagaConfig,
+  mailConfig,
+];

@@ -10,3 +10,4 @@ export {
   type MessageDeadLetteredPayload,
 } from './contracts';
 export { type TransportEntry, TransportHistory } from './transport-history';
+export { type Answer, answer, CommandExecution } from './command-execution';

@@ -14,6 +14,11 @@ class OutboxEnv {
   @IsInt() @Min(1) @Max(1_000) OUTBOX_WORKER_CONCURRENCY: number = 64;
   /** Most deliveries that share one consumer transaction; 1 gives each its own. */
   @IsInt() @Min(1) @Max(1_000) OUTBOX_CONSUMER_BATCH_SIZE: number = 64;
+  /**
+   * How long a worker holds a job before others may take it: a worker that dies loses its jobs
+   * to the others after this long.
+   */
+  @IsInt() @Min(500) @Max(600_000) OUTBOX_JOB_LOCK_MS: number = 30_000;
   /** Deliveries of a message to one consumer before it is dead-lettered. */
   @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
   /** First retry delay; each next one doubles. */
@@ -35,6 +40,7 @@ export const outboxConfig = registerAs('outbox', () => {
     notifyWindowMs: env.OUTBOX_NOTIFY_WINDOW_MS,
     workerConcurrency: env.OUTBOX_WORKER_CONCURRENCY,
     consumerBatchSize: env.OUTBOX_CONSUMER_BATCH_SIZE,
+    jobLockMs: env.OUTBOX_JOB_LOCK_MS,
     attempts: env.OUTBOX_ATTEMPTS,
     backoffMs: env.OUTBOX_BACKOFF_MS,
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,

@@ -52,9 +52,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     for (const consumer of this.subscriptions.consumers()) {
       this.faults.declare({ point: `consumer:${consumer}`, actions: ['fail'], description: `${consumer} throws` });
     }
-    if (!this.roles.has('worker')) return;
+    const queues = this.subscriptions.queues((role) => this.roles.has(role));
+    if (queues.length === 0) return;
     void this.connector.ready.then(() => {
-      if (!this.stopped) this.subscriptions.queues().forEach((queue) => this.startWorker(queue));
+      if (!this.stopped) queues.forEach((queue) => this.startWorker(queue));
     });
   }
 
@@ -72,6 +73,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       autorun: false,
       // After losing Redis, look again within a second rather than BullMQ's default 15.
       runRetryDelay: 1_000,
+      lockDuration: this.config.jobLockMs,
+      stalledInterval: this.config.jobLockMs,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
     this.workers.push(worker);

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
+import { CommandExecution } from './command-execution';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
@@ -43,7 +44,8 @@ import { TransportHistory } from './transport-history';
     RedeliverySweeper,
     Housekeeping,
     TransportHistory,
+    CommandExecution,
   ],
-  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory],
+  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, CommandExecution],
 })
 export class OutboxModule {}

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { AppRole } from '../../config/app.config';
 import type { Delivery, MessageContract } from './message';
 
 export interface SubscriptionOptions {
@@ -7,6 +8,11 @@ export interface SubscriptionOptions {
   consumer: string;
   /** Only messages whose headers have these values (others are never routed to this consumer). */
   where?: Record<string, string>;
+  /**
+   * The role of the processes that run this consumer (default `worker`). A consumer with another
+   * role gets a queue of its own, `<module>-<role>`, so that it can run in separate processes.
+   */
+  role?: AppRole;
 }
 
 const SubscriptionMetadata = DiscoveryService.createDecorator<SubscriptionOptions & { contracts: MessageContract[] }>();
@@ -33,8 +39,9 @@ export type MessageHandler = (payload: object, delivery: Delivery) => Promise<un
 
 export interface Subscription {
   consumer: string;
-  /** The consuming module, which names its queue. */
+  /** Its queue: the consuming module's, or `<module>-<role>` for a consumer with another role than worker. */
   queue: string;
+  role: AppRole;
   contracts: MessageContract[];
   where: Record<string, string>;
   handle: MessageHandler;
@@ -65,13 +72,14 @@ export class Subscriptions implements OnModuleInit {
   }
 
   private add(
-    { consumer, contracts, where = {} }: SubscriptionOptions & { contracts: MessageContract[] },
+    { consumer, contracts, where = {}, role = 'worker' }: SubscriptionOptions & { contracts: MessageContract[] },
     handle: MessageHandler,
   ) {
-    const queue = CONSUMER_NAME.exec(consumer)?.[1];
-    if (!queue) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
+    const module = CONSUMER_NAME.exec(consumer)?.[1];
+    if (!module) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
     if (this.byConsumer.has(consumer)) throw new Error(`Consumer "${consumer}" is declared twice`);
-    const subscription = { consumer, queue, contracts, where, handle };
+    const queue = role === 'worker' ? module : `${module}-${role}`;
+    const subscription = { consumer, queue, role, contracts, where, handle };
     this.byConsumer.set(consumer, subscription);
     for (const { type } of contracts) this.byType.set(type, [...(this.byType.get(type) ?? []), subscription]);
   }
@@ -96,7 +104,9 @@ export class Subscriptions implements OnModuleInit {
     return [...this.byConsumer.keys()].sort();
   }
 
-  queues(): string[] {
-    return [...new Set([...this.byConsumer.values()].map((s) => s.queue))].sort();
+  /** Every queue, or only those whose consumers run in one of these roles. */
+  queues(roles?: (role: AppRole) => boolean): string[] {
+    const subscriptions = [...this.byConsumer.values()].filter((s) => !roles || roles(s.role));
+    return [...new Set(subscriptions.map((s) => s.queue))].sort();
   }
 }

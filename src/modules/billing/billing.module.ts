@@ -3,6 +3,7 @@ import { DatabaseModule } from '../../infra/database/database.module';
 import { AuthorizePayment } from './authorize-payment/authorize-payment.handler';
 import { AuthorizePaymentReaction } from './authorize-payment/authorize-payment.reaction';
 import { BillingApi } from './billing.api';
+import { BillingCommands } from './billing.commands';
 import { CapturePayment } from './capture-payment/capture-payment.handler';
 import { CapturePaymentReaction } from './capture-payment/capture-payment.reaction';
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
@@ -33,6 +34,7 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     AuthorizePaymentReaction,
     CapturePaymentReaction,
     VoidAuthorizationReaction,
+    BillingCommands,
   ],
   exports: [BillingApi, AuthorizePayment, CapturePayment, VoidAuthorization, RefundPayment],
 })

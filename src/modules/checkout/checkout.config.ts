@@ -10,6 +10,11 @@ class CheckoutEnv {
   CHECKOUT_MODE: string = 'choreography';
   /** A checkout still PENDING after this long counts as stuck. */
   @IsInt() @Min(1_000) @Max(86_400_000) CHECKOUT_STUCK_AFTER_MS: number = 60_000;
+  /**
+   * A choreographed checkout that makes no progress for this long goes to INTERVENTION: in a
+   * choreography no one else notices a lost message or a participant that never answers.
+   */
+  @IsInt() @Min(500) @Max(86_400_000) CHECKOUT_STALLED_AFTER_MS: number = 300_000;
   /** How long a request waits for another with the same Idempotency-Key before answering 409. */
   @IsInt() @Min(10) @Max(60_000) CHECKOUT_IDEMPOTENCY_WAIT_MS: number = 5_000;
 }
@@ -20,6 +25,7 @@ export const checkoutConfig = registerAs('checkout', () => {
     defaultMode: env.CHECKOUT_MODE as CheckoutMode,
     stuckAfterMs: env.CHECKOUT_STUCK_AFTER_MS,
     idempotencyWaitMs: env.CHECKOUT_IDEMPOTENCY_WAIT_MS,
+    stalledAfterMs: env.CHECKOUT_STALLED_AFTER_MS,
   };
 });
 export type CheckoutConfig = ConfigType<typeof checkoutConfig>;

@@ -1,20 +1,31 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { StepFaults } from '../../infra/faults/step-faults';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { BillingModule } from '../billing';
 import { ContentModule } from '../content';
 import { CheckoutMetrics } from './checkout.metrics';
 import { CheckoutTimelineController } from './checkout-timeline/checkout-timeline.controller';
 import { CheckoutsRepository } from './database/checkouts.repository';
+import { SagasRepository } from './database/sagas.repository';
 import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970000500-create-checkout-schema';
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
+import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
+import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
+import { OrchestrationCoordinator } from './orchestration/orchestration.coordinator';
+import { OrchestratorReaction } from './orchestration/orchestrator.reaction';
+import { SagaDeadlines } from './orchestration/saga-deadlines';
+import { SagaMetrics } from './orchestration/saga.metrics';
+import { SagaRunner } from './orchestration/saga.runner';
+import { SagasController } from './orchestration/sagas.controller';
 import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './start-checkout/checkout-coordinator';
 import { ChoreographyCoordinator } from './start-checkout/choreography.coordinator';
 import { StartCheckoutController } from './start-checkout/start-checkout.controller';
 import { StartCheckout } from './start-checkout/start-checkout.handler';
 import { CheckoutProgressRecorder } from './track-progress/checkout-progress';
+import { StalledCheckouts } from './track-progress/stalled-checkouts';
 import { TrackProgressReaction } from './track-progress/track-progress.reaction';
 
 /** The checkout process: its REST entry point, its status read model and its coordination. */
@@ -22,7 +33,9 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
   imports: [
     BillingModule,
     ContentModule,
-    DatabaseModule.forFeature({ migrations: [CreateCheckoutSchema1795970000500, CreateCheckoutTables1795970002500] }),
+    DatabaseModule.forFeature({
+      migrations: [CreateCheckoutSchema1795970000500, CreateCheckoutTables1795970002500, CreateSagaTables1795970003500],
+    }),
   ],
   controllers: [
     StartCheckoutController,
@@ -30,6 +43,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     ListCheckoutsController,
     CheckoutTimelineController,
     ListPlansController,
+    SagasController,
   ],
   providers: [
     CheckoutsRepository,
@@ -37,12 +51,26 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     CheckoutProgressRecorder,
     StartCheckout,
     ChoreographyCoordinator,
+    OrchestrationCoordinator,
     {
       provide: CHECKOUT_COORDINATORS,
-      inject: [ChoreographyCoordinator],
+      inject: [ChoreographyCoordinator, OrchestrationCoordinator],
       useFactory: (...coordinators: CheckoutCoordinator[]) => coordinators,
     },
     TrackProgressReaction,
+    StalledCheckouts,
+    SagasRepository,
+    SagaRunner,
+    SagaMetrics,
+    OrchestratorReaction,
+    SagaDeadlines,
   ],
 })
-export class CheckoutModule {}
+export class CheckoutModule implements OnModuleInit {
+  constructor(private readonly stepFaults: StepFaults) {}
+
+  /** The checkout's steps are the fault points `step:<step>` and `compensation:<step>`, in both modes. */
+  onModuleInit(): void {
+    this.stepFaults.declare(FORWARD_STEPS, COMPENSATION_STEPS);
+  }
+}

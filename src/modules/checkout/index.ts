@@ -1,2 +1,3 @@
 export { CheckoutModule } from './checkout.module';
 export { checkoutConfig } from './checkout.config';
+export { sagaConfig } from './orchestration/saga.config';

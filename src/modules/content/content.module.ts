@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { IdentityModule } from '../identity';
 import { ContentApi } from './content.api';
+import { ContentCommands } from './content.commands';
 import { EntitlementsRepository } from './database/entitlements.repository';
 import { CreateContentSchema1795970000300 } from './database/migrations/1795970000300-create-content-schema';
 import { CreateContentTables1795970002300 } from './database/migrations/1795970002300-create-content-tables';
@@ -25,6 +26,7 @@ import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
     RevokeAccess,
     GrantAccessReaction,
     RevokeAccessReaction,
+    ContentCommands,
   ],
   exports: [ContentApi, GrantAccess, RevokeAccess],
 })

@@ -8,6 +8,7 @@ import { CreateUsers1795970002100 } from './database/migrations/1795970002100-cr
 import { UserEntity } from './database/user.entity';
 import { GetUserController } from './get-user/get-user.controller';
 import { IdentityApi } from './identity.api';
+import { VerifyUserCommandHandler } from './verify-user/verify-user.command';
 import { VerifyUser } from './verify-user/verify-user.handler';
 import { VerifyUserReaction } from './verify-user/verify-user.reaction';
 
@@ -20,7 +21,7 @@ import { VerifyUserReaction } from './verify-user/verify-user.reaction';
     }),
   ],
   controllers: [CreateUserController, GetUserController, BlockUserController],
-  providers: [IdentityApi, CreateUser, VerifyUser, VerifyUserReaction],
+  providers: [IdentityApi, CreateUser, VerifyUser, VerifyUserReaction, VerifyUserCommandHandler],
   exports: [IdentityApi, VerifyUser],
 })
 export class IdentityModule {}

@@ -5,6 +5,7 @@ import { CreateNotificationsSchema1795970000400 } from './database/migrations/17
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
 import { LogMailTransport, MailTransport, SmtpMailTransport } from './mail/mail-transport';
+import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command';
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.handler';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
 
@@ -23,6 +24,7 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
     },
     SendWelcomeEmail,
     SendWelcomeEmailReaction,
+    SendWelcomeEmailCommandHandler,
   ],
   exports: [SendWelcomeEmail],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PaymentMethod } from '../../checkout/contracts';
-import type { PaymentPayload } from '../contracts';
+import { type Answer, answer } from '../../../infra/outbox';
+import { PaymentAuthorized, PaymentDeclined, type PaymentPayload } from '../contracts';
 import { type PaymentRow, PaymentsRepository } from '../database/payments.repository';
 import { decideAuthorize } from '../domain/payment';
 import { CardGateway } from '../gateway/card-gateway';
@@ -18,6 +19,16 @@ export interface AuthorizePaymentCommand {
 export type AuthorizeOutcome =
   | { outcome: 'authorized'; payment: PaymentPayload; isNew: boolean }
   | { outcome: 'declined'; reason: string; isNew: boolean };
+
+/** What an injected `fail` makes the step answer: a declined card. */
+export const INJECTED_DECLINE: AuthorizeOutcome = { outcome: 'declined', reason: 'injected-refusal', isNew: true };
+
+/** The event that announces an authorization's outcome, and its payload. */
+export function authorizationAnswer(checkoutId: string, result: AuthorizeOutcome): Answer {
+  return result.outcome === 'authorized'
+    ? answer(PaymentAuthorized, result.payment)
+    : answer(PaymentDeclined, { checkoutId, reason: result.reason });
+}
 
 export const toPaymentPayload = (row: PaymentRow): PaymentPayload => ({
   checkoutId: row.checkout_id,

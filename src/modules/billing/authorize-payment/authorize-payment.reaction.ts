@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { StepFaults } from '../../../infra/faults/step-faults';
 import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
 import {
   CHOREOGRAPHED,
@@ -9,8 +10,7 @@ import {
   type PaymentMethod,
 } from '../../checkout/contracts';
 import { BuyerVerified, type BuyerVerifiedPayload } from '../../identity/contracts';
-import { PaymentAuthorized, PaymentDeclined } from '../contracts';
-import { AuthorizePayment } from './authorize-payment.handler';
+import { AuthorizePayment, authorizationAnswer, INJECTED_DECLINE } from './authorize-payment.handler';
 
 interface IntentRow {
   checkout_id: string;
@@ -35,6 +35,7 @@ export class AuthorizePaymentReaction {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly authorizePayment: AuthorizePayment,
+    private readonly steps: StepFaults,
     private readonly outbox: OutboxPublisher,
   ) {}
 
@@ -66,18 +67,20 @@ export class AuthorizePaymentReaction {
   private async authorizeWhenComplete(intent: IntentRow): Promise<void> {
     if (!intent.requested_at || !intent.buyer_verified_at) return;
     const checkoutId = intent.checkout_id;
-    const result = await this.authorizePayment.execute({
-      checkoutId,
-      userId: intent.user_id!,
-      planId: intent.plan_id!,
-      paymentMethod: intent.payment_method!,
-      idempotencyKey: authorizeKey(checkoutId),
-    });
-    if (!result.isNew) return;
-    if (result.outcome === 'authorized') {
-      await this.outbox.publish(PaymentAuthorized, result.payment, { aggregateId: checkoutId });
-    } else {
-      await this.outbox.publish(PaymentDeclined, { checkoutId, reason: result.reason }, { aggregateId: checkoutId });
-    }
+    const { answered, result } = await this.steps.run(
+      'billing.authorize-payment',
+      () =>
+        this.authorizePayment.execute({
+          checkoutId,
+          userId: intent.user_id!,
+          planId: intent.plan_id!,
+          paymentMethod: intent.payment_method!,
+          idempotencyKey: authorizeKey(checkoutId),
+        }),
+      () => INJECTED_DECLINE,
+    );
+    if (!answered || !result?.isNew) return;
+    const { contract, payload } = authorizationAnswer(checkoutId, result);
+    await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
   }
 }

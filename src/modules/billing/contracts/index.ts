@@ -1,5 +1,12 @@
-import { IsInt, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
-import { defineEvent } from '../../../infra/outbox';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { defineCommand, defineEvent } from '../../../infra/outbox';
+import {
+  CompensationCommandPayload,
+  PAYMENT_METHODS,
+  type PaymentMethod,
+  SagaCommandPayload,
+  StepFailedPayload,
+} from '../../checkout/contracts';
 
 export class PaymentPayload {
   @IsUUID() checkoutId!: string;
@@ -33,3 +40,18 @@ export class PaymentVoidedPayload {
 }
 /** The authorization is released (or, if none was made, can no longer be). */
 export const PaymentVoided = defineEvent('billing.payment-voided.v1', PaymentVoidedPayload);
+
+export class AuthorizePaymentCommandPayload extends SagaCommandPayload {
+  @IsUUID() userId!: string;
+  @IsString() planId!: string;
+  @IsIn(PAYMENT_METHODS) paymentMethod!: PaymentMethod;
+}
+/** Orchestration: hold the plan's price. Answered with PaymentAuthorized or PaymentDeclined. */
+export const AuthorizePaymentCommand = defineCommand('billing.authorize-payment.v1', AuthorizePaymentCommandPayload);
+/** Orchestration: take the money (the pivot). Answered with PaymentCaptured or CaptureDeclined. */
+export const CapturePaymentCommand = defineCommand('billing.capture-payment.v1', SagaCommandPayload);
+/** Orchestration: release the held funds. Answered with PaymentVoided. */
+export const VoidAuthorizationCommand = defineCommand('billing.void-authorization.v1', CompensationCommandPayload);
+
+/** Orchestration: billing could not carry out a command; nothing of it was kept. */
+export const BillingStepFailed = defineEvent('billing.step-failed.v1', StepFailedPayload);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { StepFaults } from '../../../infra/faults/step-faults';
 import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessRefused, AccessRevoked, type AccessUndonePayload } from '../../content/contracts';
@@ -15,12 +16,15 @@ import { VoidAuthorization } from './void-authorization.handler';
 export class VoidAuthorizationReaction {
   constructor(
     private readonly voidAuthorization: VoidAuthorization,
+    private readonly steps: StepFaults,
     private readonly outbox: OutboxPublisher,
   ) {}
 
   @OnMessage([AccessRefused, AccessRevoked], { consumer: 'billing.void-authorization', where: CHOREOGRAPHED })
   async onAccessUndone({ checkoutId, reason }: AccessUndonePayload): Promise<void> {
-    const result = await this.voidAuthorization.execute({ checkoutId, idempotencyKey: authorizeKey(checkoutId) });
+    const result = await this.steps.compensate('billing.void-authorization', () =>
+      this.voidAuthorization.execute({ checkoutId, idempotencyKey: authorizeKey(checkoutId) }),
+    );
     if (result.outcome === 'not-voidable')
       throw new Error(`Cannot void the payment of ${checkoutId}: ${result.reason}`);
     if (!result.isNew) return;

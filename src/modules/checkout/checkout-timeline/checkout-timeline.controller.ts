@@ -2,6 +2,7 @@ import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestj
 import { ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { type TransportEntry, TransportHistory } from '../../../infra/outbox';
 import { CheckoutsRepository } from '../database/checkouts.repository';
+import { SagasRepository } from '../database/sagas.repository';
 
 export class TimelineEntry {
   @ApiProperty({ format: 'date-time' }) at!: string;
@@ -24,6 +25,7 @@ export class TimelineEntry {
 export class CheckoutTimelineController {
   constructor(
     private readonly checkouts: CheckoutsRepository,
+    private readonly sagas: SagasRepository,
     private readonly history: TransportHistory,
   ) {}
 
@@ -36,6 +38,22 @@ export class CheckoutTimelineController {
   async timeline(@Param('id', new ParseUUIDPipe()) id: string): Promise<TransportEntry[]> {
     const checkout = await this.checkouts.find(id);
     if (!checkout) throw new NotFoundException(`No checkout ${id}`);
-    return this.history.forCorrelation(checkout.correlation_id, checkout.id);
+    const transport = await this.history.forCorrelation(checkout.correlation_id, checkout.id);
+    if (checkout.mode !== 'orchestration') return transport;
+    // An orchestrated checkout also has the saga's own record: what it learned, and what it did.
+    const saga = (await this.sagas.history(checkout.id)).map(
+      ({ at, input, from, to, step, command, attempt, detail }): TransportEntry => ({
+        at: at.toISOString(),
+        kind: 'saga',
+        type: input,
+        module: 'checkout',
+        consumer: null,
+        attempt: attempt ?? null,
+        eventId: null,
+        causationId: null,
+        detail: { from, to, step, command, ...(detail as object | null) },
+      }),
+    );
+    return [...transport, ...saga].sort((a, b) => a.at.localeCompare(b.at));
   }
 }

@@ -1,4 +1,4 @@
-import { IsIn, IsString, IsUUID, Matches } from 'class-validator';
+import { IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
 import { defineEvent } from '../../../infra/outbox';
 
 /** The card tokens that the fake gateway understands. */
@@ -21,3 +21,23 @@ export const CheckoutRequested = defineEvent('checkout.checkout-requested.v1', C
 export const COORDINATION_HEADER = 'coordination';
 export const CHOREOGRAPHED = { [COORDINATION_HEADER]: 'choreography' };
 export const ORCHESTRATED = { [COORDINATION_HEADER]: 'orchestration' };
+
+/** What every command of the checkout saga carries: its checkout, and the key of its step. */
+export class SagaCommandPayload {
+  @IsUUID() checkoutId!: string;
+  /** `<checkout id>:<step>`: the same on every retry of the step and on its compensation. */
+  @IsString() @Matches(/^[0-9a-f-]{36}:[a-z]+\.[a-z-]+$/) idempotencyKey!: string;
+}
+
+/** Why a compensation runs: the checkout's failure, carried into the compensation's event. */
+export class CompensationCommandPayload extends SagaCommandPayload {
+  @IsString() @MaxLength(200) reason!: string;
+}
+
+/** A participant tried a step (or a compensation) and failed: nothing of it was kept. */
+export class StepFailedPayload {
+  @IsUUID() checkoutId!: string;
+  /** The action or compensation that failed, as named in the saga. */
+  @IsString() @Matches(/^[a-z]+\.[a-z-]+$/) step!: string;
+  @IsString() @MaxLength(2_000) error!: string;
+}

@@ -106,6 +106,17 @@ export class CheckoutsRepository {
     return row;
   }
 
+  /** Choreographed checkouts still PENDING whose last progress is older than `before`. */
+  async stalledChoreographies(before: Date, limit: number): Promise<CheckoutRow[]> {
+    return this.txHost.tx.query<CheckoutRow[]>(
+      `SELECT * FROM checkout.checkouts
+        WHERE status = 'PENDING' AND mode = 'choreography' AND updated_at < $1
+        ORDER BY updated_at
+        LIMIT $2`,
+      [before, limit],
+    );
+  }
+
   /** Newest first; the cursor is the last row of the previous page. */
   list(filter: ListFilter): Promise<CheckoutRow[]> {
     return this.txHost.tx.query<CheckoutRow[]>(

@@ -1,5 +1,6 @@
 import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
-import { defineEvent } from '../../../infra/outbox';
+import { defineCommand, defineEvent } from '../../../infra/outbox';
+import { CompensationCommandPayload, SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
 export class AccessGrantedPayload {
   @IsUUID() checkoutId!: string;
@@ -20,3 +21,15 @@ export class AccessUndonePayload {
 export const AccessRefused = defineEvent('content.access-refused.v1', AccessUndonePayload);
 /** Access granted earlier is withdrawn (or, never granted, can no longer be). */
 export const AccessRevoked = defineEvent('content.access-revoked.v1', AccessUndonePayload);
+
+export class GrantAccessCommandPayload extends SagaCommandPayload {
+  @IsUUID() userId!: string;
+  @IsString() planId!: string;
+}
+/** Orchestration: let the buyer use the plan. Answered with AccessGranted or AccessRefused. */
+export const GrantAccessCommand = defineCommand('content.grant-access.v1', GrantAccessCommandPayload);
+/** Orchestration: withdraw the access. Answered with AccessRevoked. */
+export const RevokeAccessCommand = defineCommand('content.revoke-access.v1', CompensationCommandPayload);
+
+/** Orchestration: content could not carry out a command; nothing of it was kept. */
+export const ContentStepFailed = defineEvent('content.step-failed.v1', StepFailedPayload);

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { type Answer, answer } from '../../../infra/outbox';
 import { IdentityApi } from '../../identity';
+import { AccessGranted, AccessRefused } from '../contracts';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideGrant } from '../domain/entitlement';
 
@@ -13,6 +15,17 @@ export interface GrantAccessCommand {
 export type GrantOutcome =
   | { outcome: 'granted'; entitlementId: string; isNew: boolean }
   | { outcome: 'refused'; reason: string; isNew: boolean };
+
+/** What an injected `fail` makes the step answer: a refusal. */
+export const INJECTED_REFUSAL: GrantOutcome = { outcome: 'refused', reason: 'injected-refusal', isNew: true };
+
+/** The event that announces a grant's outcome, and its payload. */
+export function grantAnswer(command: GrantAccessCommand, result: GrantOutcome): Answer {
+  const { checkoutId, userId, planId } = command;
+  return result.outcome === 'granted'
+    ? answer(AccessGranted, { checkoutId, entitlementId: result.entitlementId, userId, planId })
+    : answer(AccessRefused, { checkoutId, reason: result.reason });
+}
 
 /**
  * Step 3 of a checkout: let the buyer use the plan, where the plan is licensed in the buyer's

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { StepFaults } from '../../../infra/faults/step-faults';
 import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
 import { CaptureDeclined, type PaymentRefusalPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
@@ -10,15 +11,15 @@ import { RevokeAccess } from './revoke-access.handler';
 export class RevokeAccessReaction {
   constructor(
     private readonly revokeAccess: RevokeAccess,
+    private readonly steps: StepFaults,
     private readonly outbox: OutboxPublisher,
   ) {}
 
   @OnMessage(CaptureDeclined, { consumer: 'content.revoke-access', where: CHOREOGRAPHED })
   async onCaptureDeclined({ checkoutId, reason }: PaymentRefusalPayload): Promise<void> {
-    const result = await this.revokeAccess.execute({
-      checkoutId,
-      idempotencyKey: `${checkoutId}:content.grant-access`,
-    });
+    const result = await this.steps.compensate('content.revoke-access', () =>
+      this.revokeAccess.execute({ checkoutId, idempotencyKey: `${checkoutId}:content.grant-access` }),
+    );
     if (!result.isNew) return;
     await this.outbox.publish(
       AccessRevoked,

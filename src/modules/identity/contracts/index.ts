@@ -1,5 +1,6 @@
-import { IsIn, IsISO31661Alpha2, IsUUID } from 'class-validator';
-import { defineEvent } from '../../../infra/outbox';
+import { IsISO31661Alpha2, IsString, IsUUID, MaxLength } from 'class-validator';
+import { defineCommand, defineEvent } from '../../../infra/outbox';
+import { SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
 export class BuyerVerifiedPayload {
   @IsUUID() checkoutId!: string;
@@ -12,7 +13,17 @@ export const BuyerVerified = defineEvent('identity.buyer-verified.v1', BuyerVeri
 export class BuyerRejectedPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() userId!: string;
-  @IsIn(['unknown-user', 'user-blocked']) reason!: 'unknown-user' | 'user-blocked';
+  /** `unknown-user` or `user-blocked` (or an injected refusal's reason). */
+  @IsString() @MaxLength(200) reason!: string;
 }
 /** The buyer of a checkout may not buy: nothing else may happen to that checkout. */
 export const BuyerRejected = defineEvent('identity.buyer-rejected.v1', BuyerRejectedPayload);
+
+export class VerifyUserCommandPayload extends SagaCommandPayload {
+  @IsUUID() userId!: string;
+}
+/** Orchestration: may this user buy? Answered with BuyerVerified or BuyerRejected. */
+export const VerifyUserCommand = defineCommand('identity.verify-user.v1', VerifyUserCommandPayload);
+
+/** Orchestration: identity could not carry out a command; nothing of it was kept. */
+export const IdentityStepFailed = defineEvent('identity.step-failed.v1', StepFailedPayload);

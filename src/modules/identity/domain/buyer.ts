@@ -1,7 +1,8 @@
 export type UserStatus = 'active' | 'blocked';
 
 export type BuyerVerdict =
-  { verified: true; country: string } | { verified: false; reason: 'unknown-user' | 'user-blocked' };
+  | { verified: true; country: string }
+  | { verified: false; reason: 'unknown-user' | 'user-blocked' | 'injected-refusal' };
 
 /** Who may buy: a user who exists and is not blocked. Verifying changes nothing. */
 export function verifyBuyer(user: { status: UserStatus; country: string } | undefined): BuyerVerdict {

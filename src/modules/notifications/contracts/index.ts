@@ -1,5 +1,6 @@
-import { IsUUID } from 'class-validator';
-import { defineEvent } from '../../../infra/outbox';
+import { IsString, IsUUID } from 'class-validator';
+import { defineCommand, defineEvent } from '../../../infra/outbox';
+import { SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
 export class WelcomeEmailSentPayload {
   @IsUUID() checkoutId!: string;
@@ -7,3 +8,16 @@ export class WelcomeEmailSentPayload {
 }
 /** The buyer was welcomed: the last step of a checkout. */
 export const WelcomeEmailSent = defineEvent('notifications.welcome-email-sent.v1', WelcomeEmailSentPayload);
+
+export class SendWelcomeEmailCommandPayload extends SagaCommandPayload {
+  @IsUUID() userId!: string;
+  @IsString() planId!: string;
+}
+/** Orchestration: welcome the buyer. Answered with WelcomeEmailSent. */
+export const SendWelcomeEmailCommand = defineCommand(
+  'notifications.send-welcome-email.v1',
+  SendWelcomeEmailCommandPayload,
+);
+
+/** Orchestration: notifications could not carry out a command; nothing of it was kept. */
+export const NotificationsStepFailed = defineEvent('notifications.step-failed.v1', StepFailedPayload);

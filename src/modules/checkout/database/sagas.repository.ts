@@ -1,0 +1,229 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import type { ForwardStep } from '../domain/checkout';
+import { CHECKOUT_SAGA, type Saga, type SagaStatus, type StepRecord, type StepStatus } from '../domain/checkout.saga';
+
+/** Another instance wrote the saga since this one read it: this write must not land. */
+export class StaleSagaWriteError extends Error {
+  constructor(
+    readonly sagaId: string,
+    readonly expectedVersion: number,
+  ) {
+    super(`Saga ${sagaId} changed since version ${expectedVersion} was read: the write is refused`);
+    this.name = 'StaleSagaWriteError';
+  }
+}
+
+export interface StoredSaga {
+  saga: Saga;
+  version: number;
+  nextDeadline: Date | null;
+}
+
+interface SagaRow {
+  id: string;
+  status: SagaStatus;
+  current_step: ForwardStep;
+  undoing: boolean;
+  to_undo: ForwardStep[];
+  outcome: Saga['outcome'] | null;
+  reason: string | null;
+  intervention: string | null;
+  interrupted_while: Saga['interruptedWhile'] | null;
+  next_deadline: Date | null;
+  version: number;
+}
+
+interface StepRow {
+  step: ForwardStep;
+  status: Exclude<StepStatus, 'PENDING'>;
+  attempts: number;
+  compensation_attempts: number;
+  uncertain: boolean;
+}
+
+export interface SagaLogEntry {
+  input: string;
+  from: SagaStatus;
+  to: SagaStatus;
+  step: string;
+  command?: string;
+  attempt?: number;
+  detail?: unknown;
+}
+
+/** Sagas in `checkout.sagas` and `checkout.saga_steps`, written only if nobody wrote them since they were read. */
+@Injectable()
+export class SagasRepository {
+  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+
+  async load(id: string): Promise<StoredSaga | undefined> {
+    const tx = this.txHost.tx;
+    const [row] = await tx.query<SagaRow[]>(`SELECT * FROM checkout.sagas WHERE id = $1`, [id]);
+    if (!row) return undefined;
+    const stepRows = await tx.query<StepRow[]>(
+      `SELECT step, status, attempts, compensation_attempts, uncertain FROM checkout.saga_steps WHERE saga_id = $1`,
+      [id],
+    );
+    const stored = new Map(stepRows.map((step) => [step.step, step]));
+    const steps = Object.fromEntries(
+      CHECKOUT_SAGA.map(({ step }) => {
+        const found = stored.get(step);
+        const record: StepRecord = found
+          ? {
+              status: found.status,
+              attempts: found.attempts,
+              compensationAttempts: found.compensation_attempts,
+              uncertain: found.uncertain,
+            }
+          : { status: 'PENDING', attempts: 0, compensationAttempts: 0, uncertain: false };
+        return [step, record];
+      }),
+    ) as Saga['steps'];
+    return {
+      saga: {
+        status: row.status,
+        current: row.current_step,
+        undoing: row.undoing,
+        steps,
+        toUndo: row.to_undo,
+        outcome: row.outcome ?? undefined,
+        reason: row.reason ?? undefined,
+        intervention: row.intervention ?? undefined,
+        interruptedWhile: row.interrupted_while ?? undefined,
+      },
+      version: row.version,
+      nextDeadline: row.next_deadline,
+    };
+  }
+
+  async insert(id: string, saga: Saga, deadline: Date | undefined): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, next_deadline, version)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1)`,
+      [id, saga.status, saga.current, saga.undoing, attemptsOf(saga), saga.toUndo, deadline ?? null],
+    );
+    await this.saveSteps(id, saga);
+  }
+
+  /** Writes `saga` over the version that was read; throws StaleSagaWriteError if that is no longer the stored one. */
+  async save(id: string, saga: Saga, readVersion: number, deadline: Date | undefined): Promise<number> {
+    const [rows] = await this.txHost.tx.query<[Array<{ version: number }>, number]>(
+      `UPDATE checkout.sagas
+          SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
+              reason = $9, intervention = $10, interrupted_while = $11, next_deadline = $12,
+              version = version + 1, updated_at = clock_timestamp()
+        WHERE id = $1 AND version = $2
+        RETURNING version`,
+      [
+        id,
+        readVersion,
+        saga.status,
+        saga.current,
+        saga.undoing,
+        attemptsOf(saga),
+        saga.toUndo,
+        saga.outcome ?? null,
+        saga.reason ?? null,
+        saga.intervention ?? null,
+        saga.interruptedWhile ?? null,
+        deadline ?? null,
+      ],
+    );
+    if (rows.length === 0) throw new StaleSagaWriteError(id, readVersion);
+    await this.saveSteps(id, saga);
+    return rows[0].version;
+  }
+
+  async log(id: string, entry: SagaLogEntry): Promise<void> {
+    await this.txHost.tx.query(
+      `INSERT INTO checkout.saga_log (saga_id, input, from_status, to_status, step, command, attempt, detail)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        id,
+        entry.input,
+        entry.from,
+        entry.to,
+        entry.step,
+        entry.command ?? null,
+        entry.attempt ?? null,
+        entry.detail === undefined ? null : JSON.stringify(entry.detail),
+      ],
+    );
+  }
+
+  /** Keeps what a participant answered about a step: its result, or its last error. */
+  async recordAnswer(id: string, step: ForwardStep, answer: { result?: unknown; error?: string }): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE checkout.saga_steps
+          SET result = coalesce($3, result), last_error = coalesce($4, last_error), updated_at = clock_timestamp()
+        WHERE saga_id = $1 AND step = $2`,
+      [id, step, answer.result === undefined ? null : JSON.stringify(answer.result), answer.error ?? null],
+    );
+  }
+
+  /** A saga whose deadline has passed (but none of `except`), locked, and skipped by the other sweepers. */
+  async claimDue(except: string[] = []): Promise<string | undefined> {
+    const [row] = await this.txHost.tx.query<Array<{ id: string }>>(
+      `SELECT id FROM checkout.sagas
+        WHERE next_deadline <= clock_timestamp() AND NOT (id = ANY($1::uuid[]))
+        ORDER BY next_deadline
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED`,
+      [except],
+    );
+    return row?.id;
+  }
+
+  /** Sagas in a status, most recently changed first. */
+  list(status: SagaStatus | undefined, limit: number) {
+    return this.txHost.tx.query<Array<Record<string, unknown>>>(
+      `SELECT s.*, coalesce(json_agg(st ORDER BY st.started_at) FILTER (WHERE st.step IS NOT NULL), '[]') AS steps
+         FROM checkout.sagas s LEFT JOIN checkout.saga_steps st ON st.saga_id = s.id
+        WHERE $1::text IS NULL OR s.status = $1
+        GROUP BY s.id
+        ORDER BY s.updated_at DESC
+        LIMIT $2`,
+      [status ?? null, limit],
+    );
+  }
+
+  /** The saga's log, oldest first. */
+  history(id: string) {
+    return this.txHost.tx.query<Array<SagaLogEntry & { at: Date }>>(
+      `SELECT at, input, from_status AS "from", to_status AS "to", step, command, attempt, detail
+         FROM checkout.saga_log WHERE saga_id = $1 ORDER BY id`,
+      [id],
+    );
+  }
+
+  private async saveSteps(id: string, saga: Saga): Promise<void> {
+    const started = CHECKOUT_SAGA.map(({ step }) => [step, saga.steps[step]] as const).filter(
+      ([, record]) => record.status !== 'PENDING',
+    );
+    if (started.length === 0) return;
+    await this.txHost.tx.query(
+      `INSERT INTO checkout.saga_steps (saga_id, step, status, attempts, compensation_attempts, uncertain)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::boolean[])
+       ON CONFLICT (saga_id, step) DO UPDATE
+         SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
+             compensation_attempts = EXCLUDED.compensation_attempts, uncertain = EXCLUDED.uncertain,
+             updated_at = clock_timestamp()
+         WHERE (checkout.saga_steps.status, checkout.saga_steps.attempts,
+                checkout.saga_steps.compensation_attempts, checkout.saga_steps.uncertain)
+               IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.attempts, EXCLUDED.compensation_attempts, EXCLUDED.uncertain)`,
+      [
+        id,
+        started.map(([step]) => step),
+        started.map(([, r]) => r.status),
+        started.map(([, r]) => r.attempts),
+        started.map(([, r]) => r.compensationAttempts),
+        started.map(([, r]) => r.uncertain),
+      ],
+    );
+  }
+}
+
+const attemptsOf = (saga: Saga) =>
+  saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;

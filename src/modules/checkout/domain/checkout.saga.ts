@@ -1,0 +1,286 @@
+import type { CompensationStep, ForwardStep } from './checkout';
+
+/**
+ * The orchestrated checkout as a pure state machine: `evolve` says what a saga becomes when it
+ * learns something, `decide` which commands that calls for, `deadlineOf` when it must have heard
+ * back. Nothing here touches a database or a queue; the runner persists and sends.
+ */
+
+/** What a step is, which decides what happens when it fails or does not answer. */
+export type StepClass =
+  /** Changes nothing: there is nothing to undo. */
+  | 'verify'
+  /** Has an effect that a compensation undoes. */
+  | 'compensable'
+  /** The point of no return: never undone, never given up on blind. */
+  | 'pivot'
+  /** After the pivot: retried until done; a person takes over past the limit. */
+  | 'retriable';
+
+export interface StepDefinition {
+  step: ForwardStep;
+  class: StepClass;
+  compensation?: CompensationStep;
+}
+
+/** The checkout, as data. The order is the pivot rule's: cheap and reversible first. */
+export const CHECKOUT_SAGA: readonly StepDefinition[] = [
+  { step: 'identity.verify-user', class: 'verify' },
+  { step: 'billing.authorize-payment', class: 'compensable', compensation: 'billing.void-authorization' },
+  { step: 'content.grant-access', class: 'compensable', compensation: 'content.revoke-access' },
+  { step: 'billing.capture-payment', class: 'pivot' },
+  { step: 'notifications.send-welcome-email', class: 'retriable' },
+];
+
+export interface SagaPolicy {
+  /** Sends of a step before giving up on it (compensable steps are then undone). */
+  stepAttempts: number;
+  /** Sends of the pivot before a person is asked to find out what happened. */
+  pivotAttempts: number;
+  /** Sends of a compensation before a person takes over. */
+  compensationAttempts: number;
+  /** How long to wait for an answer to the first send; each next one waits twice as long. */
+  stepTimeoutMs: number;
+}
+
+export type SagaStatus = 'RUNNING' | 'COMPENSATING' | 'COMPLETED' | 'COMPENSATED' | 'INTERVENTION';
+export type StepStatus = 'PENDING' | 'STARTED' | 'DONE' | 'FAILED' | 'COMPENSATING' | 'COMPENSATED';
+
+export interface StepRecord {
+  status: StepStatus;
+  /** Sends of the step's command so far. */
+  attempts: number;
+  /** Sends of its compensation so far. */
+  compensationAttempts: number;
+  /** It was given up on without an answer: it may or may not have had its effect. */
+  uncertain: boolean;
+}
+
+export interface Saga {
+  status: SagaStatus;
+  /** The step being done, or being undone (by its compensation), or where the saga stopped. */
+  current: ForwardStep;
+  /** Whether `current` is being undone rather than done. */
+  undoing: boolean;
+  steps: Record<ForwardStep, StepRecord>;
+  /** The steps still to undo, the next first. */
+  toUndo: ForwardStep[];
+  /** How it ended, once it has: the checkout is completed, rejected or failed. */
+  outcome?: 'completed' | 'rejected' | 'failed';
+  /** Why it is being undone, or was. */
+  reason?: string;
+  /** Why it waits for a person, while it does. */
+  intervention?: string;
+  /** Where an intervention interrupted it: a retry resumes from there. */
+  interruptedWhile?: 'RUNNING' | 'COMPENSATING';
+}
+
+/** What the saga can learn. `step` is the step the message is about (an action's, even for its compensation). */
+export type SagaInput =
+  | { type: 'start' }
+  /** The step was done; with `undoing`, its compensation was. */
+  | { type: 'done'; step: ForwardStep; undoing?: boolean }
+  /** A definitive business "no": the step had no effect. */
+  | { type: 'refused'; step: ForwardStep; reason: string }
+  /** The participant tried and failed (its transaction rolled back): no effect, try again. */
+  | { type: 'failed'; step: ForwardStep; undoing?: boolean; error: string }
+  /** No answer by the deadline: the step may or may not have had its effect. */
+  | { type: 'deadline' }
+  /** A person resumes a saga in intervention. */
+  | { type: 'retry' };
+
+export interface SagaCommand {
+  step: ForwardStep;
+  /** The action itself, or its compensation. */
+  kind: 'action' | 'compensation';
+  /** The step the command executes: the action, or its compensation. */
+  executes: ForwardStep | CompensationStep;
+  /** 1 for the first send; the idempotency key is the same on every one. */
+  attempt: number;
+}
+
+const definitionOf = (step: ForwardStep): StepDefinition => CHECKOUT_SAGA.find((d) => d.step === step)!;
+const isActive = (status: SagaStatus) => status === 'RUNNING' || status === 'COMPENSATING';
+
+export function newSaga(): Saga {
+  const steps = Object.fromEntries(
+    CHECKOUT_SAGA.map(({ step }) => [
+      step,
+      { status: 'PENDING', attempts: 0, compensationAttempts: 0, uncertain: false } satisfies StepRecord,
+    ]),
+  ) as Record<ForwardStep, StepRecord>;
+  return { status: 'RUNNING', current: CHECKOUT_SAGA[0].step, undoing: false, steps, toUndo: [] };
+}
+
+/** The saga after learning `input`. An answer about anything but the current step changes nothing. */
+export function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga {
+  switch (input.type) {
+    case 'start':
+      return saga.steps[saga.current].attempts > 0 ? saga : send(saga, saga.current);
+    case 'retry':
+      return saga.status === 'INTERVENTION' ? resume(saga) : saga;
+    case 'deadline':
+      return isActive(saga.status) ? giveUpOrResend(saga, policy, { uncertain: true }) : saga;
+  }
+  if (input.step !== saga.current || Boolean('undoing' in input && input.undoing) !== saga.undoing) return saga;
+  // A late answer can settle an intervention: the saga then carries on from it.
+  if (!isActive(saga.status) && saga.status !== 'INTERVENTION') return saga;
+  const settled =
+    saga.status === 'INTERVENTION' ? { ...saga, status: saga.interruptedWhile!, intervention: undefined } : saga;
+  switch (input.type) {
+    case 'done':
+      return settled.undoing ? undone(settled) : done(settled);
+    case 'refused':
+      return settled.undoing ? settled : refused(settled, input.reason);
+    case 'failed':
+      return giveUpOrResend(settled, policy, { uncertain: false, error: input.error });
+  }
+}
+
+/** The commands that learning `input` calls for: the next send, if the saga moved or must resend. */
+export function decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCommand[] {
+  const next = evolve(saga, input, policy);
+  if (!isActive(next.status)) return [];
+  const attempts = (s: Saga) => (s.undoing ? s.steps[s.current].compensationAttempts : s.steps[s.current].attempts);
+  const moved =
+    next.current !== saga.current ||
+    next.undoing !== saga.undoing ||
+    next.status !== saga.status ||
+    attempts(next) !== attempts(saga);
+  if (!moved) return [];
+  return [
+    {
+      step: next.current,
+      kind: next.undoing ? 'compensation' : 'action',
+      executes: next.undoing ? definitionOf(next.current).compensation! : next.current,
+      attempt: attempts(next),
+    },
+  ];
+}
+
+/** When the saga must have heard about its current send; none when it waits for nothing. */
+export function deadlineOf(saga: Saga, now: Date, policy: SagaPolicy): Date | undefined {
+  if (!isActive(saga.status)) return undefined;
+  const record = saga.steps[saga.current];
+  const sends = saga.undoing ? record.compensationAttempts : record.attempts;
+  return new Date(now.getTime() + policy.stepTimeoutMs * 2 ** Math.max(0, sends - 1));
+}
+
+function send(saga: Saga, step: ForwardStep): Saga {
+  const record = saga.steps[step];
+  return {
+    ...saga,
+    status: 'RUNNING',
+    current: step,
+    undoing: false,
+    steps: { ...saga.steps, [step]: { ...record, status: 'STARTED', attempts: record.attempts + 1 } },
+  };
+}
+
+function sendCompensation(saga: Saga, step: ForwardStep): Saga {
+  const record = saga.steps[step];
+  return {
+    ...saga,
+    status: 'COMPENSATING',
+    current: step,
+    undoing: true,
+    steps: {
+      ...saga.steps,
+      [step]: { ...record, status: 'COMPENSATING', compensationAttempts: record.compensationAttempts + 1 },
+    },
+  };
+}
+
+function done(saga: Saga): Saga {
+  const steps = { ...saga.steps, [saga.current]: { ...saga.steps[saga.current], status: 'DONE' as const } };
+  const index = CHECKOUT_SAGA.findIndex((d) => d.step === saga.current);
+  const next = CHECKOUT_SAGA[index + 1];
+  if (!next) return { ...saga, steps, status: 'COMPLETED', outcome: 'completed' };
+  return send({ ...saga, steps }, next.step);
+}
+
+function undone(saga: Saga): Saga {
+  const steps = { ...saga.steps, [saga.current]: { ...saga.steps[saga.current], status: 'COMPENSATED' as const } };
+  const [, ...rest] = saga.toUndo;
+  return compensateNext({ ...saga, steps, toUndo: rest });
+}
+
+/** Undoes the next step on the list, or ends the saga when nothing is left to undo. */
+function compensateNext(saga: Saga): Saga {
+  const [next] = saga.toUndo;
+  if (next) return sendCompensation(saga, next);
+  return { ...saga, status: 'COMPENSATED', undoing: false, outcome: saga.outcome ?? 'failed' };
+}
+
+/**
+ * Starts undoing, in reverse order, every compensable step that took effect before `failed`,
+ * and `failed` itself when it may have taken effect.
+ */
+function compensate(saga: Saga, failed: ForwardStep, reason: string, outcome: 'rejected' | 'failed'): Saga {
+  const index = CHECKOUT_SAGA.findIndex((d) => d.step === failed);
+  const toUndo = CHECKOUT_SAGA.slice(0, index + 1)
+    .filter(({ step, class: kind }) => {
+      const record = saga.steps[step];
+      return kind === 'compensable' && (record.status === 'DONE' || (step === failed && record.uncertain));
+    })
+    .map(({ step }) => step)
+    .reverse();
+  return compensateNext({ ...saga, toUndo, outcome, reason });
+}
+
+function refused(saga: Saga, reason: string): Saga {
+  const step = saga.current;
+  const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const } };
+  const kind = definitionOf(step).class;
+  if (kind === 'retriable') return intervene({ ...saga, steps }, `${step} refused after the pivot: ${reason}`);
+  return compensate({ ...saga, steps }, step, reason, kind === 'verify' ? 'rejected' : 'failed');
+}
+
+/** No answer (or a failure): send again, or give up as the step's class says. */
+function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { uncertain: boolean; error?: string }): Saga {
+  const step = saga.current;
+  const record = saga.steps[step];
+  const uncertain = record.uncertain || why.uncertain;
+  const marked = { ...saga, steps: { ...saga.steps, [step]: { ...record, uncertain } } };
+  const cause = why.error ? `failed (${why.error})` : 'did not answer';
+
+  if (saga.undoing) {
+    if (record.compensationAttempts < policy.compensationAttempts) return sendCompensation(marked, step);
+    const compensation = definitionOf(step).compensation!;
+    return intervene(marked, `${compensation} ${cause} ${record.compensationAttempts} times`);
+  }
+  const kind = definitionOf(step).class;
+  const limit = kind === 'pivot' ? policy.pivotAttempts : policy.stepAttempts;
+  if (record.attempts < limit) return send(marked, step);
+  switch (kind) {
+    case 'pivot':
+      return intervene(
+        marked,
+        `${step} ${cause} ${record.attempts} times: whether the money was taken is unknown, and the pivot is never undone blind`,
+      );
+    case 'retriable':
+      return intervene(marked, `${step} ${cause} ${record.attempts} times`);
+    default: {
+      const failed = { ...marked.steps[step], status: 'FAILED' as const };
+      return compensate({ ...marked, steps: { ...marked.steps, [step]: failed } }, step, `${step} ${cause}`, 'failed');
+    }
+  }
+}
+
+function intervene(saga: Saga, why: string): Saga {
+  return {
+    ...saga,
+    status: 'INTERVENTION',
+    intervention: why,
+    interruptedWhile:
+      saga.status === 'INTERVENTION' ? saga.interruptedWhile : (saga.status as 'RUNNING' | 'COMPENSATING'),
+  };
+}
+
+/** A person asked to carry on: the interrupted step (or compensation) is sent again, its count restarted. */
+function resume(saga: Saga): Saga {
+  const record = saga.steps[saga.current];
+  const fresh = saga.undoing ? { ...record, compensationAttempts: 0 } : { ...record, attempts: 0 };
+  const reset = { ...saga, steps: { ...saga.steps, [saga.current]: fresh }, intervention: undefined };
+  return saga.undoing ? sendCompensation(reset, saga.current) : send(reset, saga.current);
+}

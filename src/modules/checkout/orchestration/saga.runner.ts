@@ -1,0 +1,172 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Counter } from 'prom-client';
+import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
+import { answer, type Answer, OutboxPublisher } from '../../../infra/outbox';
+import { AuthorizePaymentCommand, CapturePaymentCommand, VoidAuthorizationCommand } from '../../billing/contracts';
+import { GrantAccessCommand, RevokeAccessCommand } from '../../content/contracts';
+import { VerifyUserCommand } from '../../identity/contracts';
+import { SendWelcomeEmailCommand } from '../../notifications/contracts';
+import { ORCHESTRATED, type PaymentMethod } from '../contracts';
+import { CheckoutsRepository, type CheckoutRow } from '../database/checkouts.repository';
+import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
+import type { ProgressFact } from '../domain/checkout';
+import {
+  CHECKOUT_SAGA,
+  deadlineOf,
+  decide,
+  evolve,
+  newSaga,
+  type Saga,
+  type SagaCommand,
+  type SagaInput,
+} from '../domain/checkout.saga';
+import { CheckoutProgressRecorder } from '../track-progress/checkout-progress';
+import { sagaConfig, type SagaConfig } from './saga.config';
+
+/** What an input says, for the saga's log. */
+export interface InputDetail {
+  result?: unknown;
+  error?: string;
+}
+
+/**
+ * The thin part of the orchestrator: it loads a saga, lets the pure `evolve` and `decide` say
+ * what happens, and in the caller's transaction writes the new state (checking the version it
+ * read), logs the transition, sends the commands through the outbox and updates the checkout's
+ * status. Everything commits together or not at all.
+ */
+@Injectable()
+export class SagaRunner {
+  private readonly logger = new Logger('SagaRunner');
+  private readonly staleWrites: Counter;
+  private readonly commandsSent: Counter<'command' | 'kind'>;
+
+  constructor(
+    private readonly sagas: SagasRepository,
+    private readonly checkouts: CheckoutsRepository,
+    private readonly progress: CheckoutProgressRecorder,
+    private readonly outbox: OutboxPublisher,
+    @Inject(sagaConfig.KEY) private readonly config: SagaConfig,
+    registry: MetricsRegistry,
+  ) {
+    this.staleWrites = new Counter({
+      name: 'saga_stale_writes_total',
+      help: 'Saga writes refused because another instance had written the saga since it was read',
+      registers: [registry],
+    });
+    this.commandsSent = new Counter({
+      name: 'saga_commands_total',
+      help: 'Commands the orchestrator sent, by command and kind (action or compensation)',
+      labelNames: ['command', 'kind'],
+      registers: [registry],
+    });
+  }
+
+  /** Creates the saga of a new checkout and sends its first command. */
+  async start(checkout: CheckoutRow): Promise<void> {
+    const before = newSaga();
+    const input: SagaInput = { type: 'start' };
+    const saga = evolve(before, input, this.config.policy);
+    await this.sagas.insert(checkout.id, saga, deadlineOf(saga, new Date(), this.config.policy));
+    await this.apply(checkout, before, saga, input, decide(before, input, this.config.policy));
+  }
+
+  /**
+   * Feeds the saga of `checkoutId` one input. Answers that change nothing (late, repeated) are
+   * dropped. Throws StaleSagaWriteError when another instance wrote the saga meanwhile: the
+   * caller's transaction then rolls back, and the input is handled again on the newer state.
+   */
+  async handle(checkoutId: string, input: SagaInput, detail: InputDetail = {}): Promise<Saga | undefined> {
+    const stored = await this.sagas.load(checkoutId);
+    const checkout = await this.checkouts.find(checkoutId);
+    if (!stored || !checkout) {
+      this.logger.warn(`No saga ${checkoutId}: ${input.type} ignored`);
+      return undefined;
+    }
+    const saga = evolve(stored.saga, input, this.config.policy);
+    if (saga === stored.saga) return saga;
+    try {
+      await this.sagas.save(checkoutId, saga, stored.version, deadlineOf(saga, new Date(), this.config.policy));
+    } catch (error) {
+      if (error instanceof StaleSagaWriteError) this.staleWrites.inc();
+      throw error;
+    }
+    if ('step' in input) await this.sagas.recordAnswer(checkoutId, input.step, detail);
+    await this.apply(checkout, stored.saga, saga, input, decide(stored.saga, input, this.config.policy));
+    return saga;
+  }
+
+  private async apply(checkout: CheckoutRow, before: Saga, after: Saga, input: SagaInput, commands: SagaCommand[]) {
+    for (const command of commands) {
+      const { contract, payload } = this.commandFor(checkout, after, command);
+      await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers: ORCHESTRATED });
+      this.commandsSent.inc({ command: command.executes, kind: command.kind });
+    }
+    await this.sagas.log(checkout.id, {
+      input: input.type,
+      from: before.status,
+      to: after.status,
+      step: after.undoing ? compensationOf(after.current) : after.current,
+      command: commands[0]?.executes,
+      attempt: commands[0]?.attempt,
+      detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
+    });
+    for (const fact of factsOf(before, after)) await this.progress.record(checkout.id, fact);
+  }
+
+  /** The message for a command: the same idempotency key for every send of a step and for its compensation. */
+  private commandFor(checkout: CheckoutRow, saga: Saga, command: SagaCommand): Answer {
+    const base = { checkoutId: checkout.id, idempotencyKey: `${checkout.id}:${command.step}` };
+    const buyer = { userId: checkout.user_id, planId: checkout.plan_id };
+    const reason = saga.reason ?? 'undone';
+    switch (command.executes) {
+      case 'identity.verify-user':
+        return answer(VerifyUserCommand, { ...base, userId: checkout.user_id });
+      case 'billing.authorize-payment':
+        return answer(AuthorizePaymentCommand, {
+          ...base,
+          ...buyer,
+          paymentMethod: checkout.payment_method as PaymentMethod,
+        });
+      case 'content.grant-access':
+        return answer(GrantAccessCommand, { ...base, ...buyer });
+      case 'billing.capture-payment':
+        return answer(CapturePaymentCommand, base);
+      case 'notifications.send-welcome-email':
+        return answer(SendWelcomeEmailCommand, { ...base, ...buyer });
+      case 'billing.void-authorization':
+        return answer(VoidAuthorizationCommand, { ...base, reason });
+      case 'content.revoke-access':
+        return answer(RevokeAccessCommand, { ...base, reason });
+    }
+  }
+}
+
+const compensationOf = (step: Saga['current']) => CHECKOUT_SAGA.find((d) => d.step === step)!.compensation!;
+
+/** What a transition means for the checkout's status read model. */
+function factsOf(before: Saga, after: Saga): ProgressFact[] {
+  if (before.status === after.status && before.current === after.current && before.undoing === after.undoing) return [];
+  const resumed: ProgressFact[] =
+    before.status === 'INTERVENTION' && after.status !== 'INTERVENTION' ? [{ kind: 'resumed' }] : [];
+  switch (after.status) {
+    case 'RUNNING':
+      return [...resumed, { kind: 'reached', step: after.current }];
+    case 'COMPENSATING':
+      return [
+        ...resumed,
+        { kind: 'compensating', step: compensationOf(after.current), reason: after.reason ?? 'undone' },
+      ];
+    case 'COMPLETED':
+      return [...resumed, { kind: 'completed' }];
+    case 'COMPENSATED':
+      return [
+        ...resumed,
+        after.outcome === 'rejected'
+          ? { kind: 'rejected', reason: after.reason ?? 'rejected' }
+          : { kind: 'failed', reason: after.reason ?? 'failed' },
+      ];
+    case 'INTERVENTION':
+      return [{ kind: 'intervention', reason: after.intervention ?? 'a person must act' }];
+  }
+}

@@ -1,0 +1,58 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { DatabaseConnector } from '../../../infra/database/database.connector';
+import { AppRoles } from '../../../infra/roles/app-roles';
+import { PeriodicTask } from '../../../infra/scheduling/periodic-task';
+import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
+import { CheckoutsRepository } from '../database/checkouts.repository';
+import { CheckoutProgressRecorder } from './checkout-progress';
+
+/**
+ * The watch a choreography lacks: a choreographed checkout that has made no progress for
+ * CHECKOUT_STALLED_AFTER_MS (a message lost, a participant that took its work and never
+ * answered) goes to INTERVENTION, where a person looks at its timeline. If it moves again after
+ * all, its status follows. Runs with the orchestrator role.
+ */
+@Injectable()
+export class StalledCheckouts implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly checkouts: CheckoutsRepository,
+    private readonly progress: CheckoutProgressRecorder,
+    private readonly connector: DatabaseConnector,
+    private readonly roles: AppRoles,
+    private readonly scheduler: SchedulerRegistry,
+    @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
+  ) {
+    const interval = Math.max(100, Math.min(config.stalledAfterMs / 4, 10_000));
+    this.task = new PeriodicTask('stalled-checkouts', interval, () => this.check());
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.roles.has('orchestrator')) void this.connector.ready.then(() => this.task.start(this.scheduler));
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return this.task.stop(this.scheduler);
+  }
+
+  check(): Promise<void> {
+    return this.txHost.withTransaction(async () => {
+      const stalled = await this.checkouts.stalledChoreographies(
+        new Date(Date.now() - this.config.stalledAfterMs),
+        100,
+      );
+      for (const checkout of stalled) {
+        const seconds = Math.round((Date.now() - checkout.updated_at.getTime()) / 1_000);
+        await this.progress.record(checkout.id, {
+          kind: 'intervention',
+          reason: `no progress for ${seconds} s at ${checkout.step}: a message was lost, or a participant did its work and never said so`,
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,3 @@
+import { describeStepFaults } from '../support/step-fault-spec';
+
+describeStepFaults('choreography');
