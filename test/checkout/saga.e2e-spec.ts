@@ -1,0 +1,211 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
+import { randomUUID } from 'node:crypto';
+import { Faults } from '../../src/infra/faults/faults';
+import { OutboxPublisher } from '../../src/infra/outbox';
+import { AuthorizePaymentCommand } from '../../src/modules/billing/contracts';
+import { ORCHESTRATED } from '../../src/modules/checkout/contracts';
+import { SagasRepository, StaleSagaWriteError } from '../../src/modules/checkout/database/sagas.repository';
+import { SagaRunner } from '../../src/modules/checkout/orchestration/saga.runner';
+import { CheckoutClient } from '../support/checkout-client';
+import { eventually } from '../support/eventually';
+import { metricValue } from '../support/metrics';
+import { TestApp } from '../support/test-app';
+
+const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
+
+describe('The checkout saga', () => {
+  let app: TestApp;
+  let client: CheckoutClient;
+  const notLicensed = async () =>
+    client.start({ userId: (await client.createUser({ country: 'JP' })).id, planId: 'premium', mode: 'orchestration' });
+
+  beforeAll(async () => {
+    app = await TestApp.start({
+      env: {
+        OUTBOX_RELAY_INTERVAL_MS: '50',
+        SAGA_STEP_TIMEOUT_MS: '150',
+        SAGA_STEP_ATTEMPTS: '3',
+        SAGA_COMPENSATION_ATTEMPTS: '3',
+        SAGA_SWEEP_INTERVAL_MS: '50',
+      },
+    });
+    client = new CheckoutClient(app);
+  });
+  afterEach(() => app.get(Faults).clear());
+  afterAll(() => app.stop());
+
+  it('when a compensation fails fewer times than its limit, then the checkout still ends FAILED with everything undone', async () => {
+    app.get(Faults).set([{ point: 'compensation:billing.void-authorization', action: 'fail', times: 2 }]);
+
+    const id = await notLicensed();
+
+    expect(await client.until(id, FINAL)).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
+    expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
+    const failures = (await client.timeline(id)).filter(
+      (e) => e.kind === 'event' && e.type === 'billing.step-failed.v1',
+    );
+    expect(failures).toHaveLength(2);
+  });
+
+  it('when a compensation fails as many times as its limit, then it is INTERVENTION; retried once fixed, FAILED with everything undone', async () => {
+    app.get(Faults).set([{ point: 'compensation:billing.void-authorization', action: 'fail', times: 3 }]);
+    const id = await notLicensed();
+
+    expect(await client.until(id, FINAL)).toMatchObject({
+      status: 'INTERVENTION',
+      step: 'billing.void-authorization',
+      failureReason: expect.stringContaining('billing.void-authorization failed'),
+    });
+    expect(await client.effects(id)).toEqual({ payment: 'authorized', entitlement: undefined, emails: 0 });
+    const { body: waiting } = await client.admin(app.http().get('/admin/sagas?state=INTERVENTION')).expect(200);
+    expect(waiting.map((s: { id: string }) => s.id)).toContain(id);
+
+    app.get(Faults).clear();
+    const retried = await client.admin(app.http().post(`/admin/sagas/${id}/retry`)).expect(200);
+
+    expect(retried.body).toMatchObject({ id, status: 'COMPENSATING' });
+    expect(await client.until(id, ['FAILED'])).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
+    expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
+    expect((await client.invariants([id])).violations).toEqual([]);
+    await client.admin(app.http().post(`/admin/sagas/${id}/retry`)).expect(409);
+  });
+
+  it('when an operator calls an unknown saga, then 404; a malformed id, 400; a bad filter, 400', async () => {
+    await client.admin(app.http().post(`/admin/sagas/${randomUUID()}/retry`)).expect(404);
+    await client.admin(app.http().post('/admin/sagas/nope/retry')).expect(400);
+    await client.admin(app.http().get('/admin/sagas?state=LOST')).expect(400);
+    await app.http().get('/admin/sagas').expect(401);
+  });
+
+  it('when an action arrives after its compensation (a tombstone), then it is refused and changes nothing', async () => {
+    app.get(Faults).set([{ point: 'step:billing.authorize-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    expect(await client.until(id, FINAL)).toMatchObject({ status: 'FAILED' });
+    expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
+    app.get(Faults).clear();
+
+    // The authorization that never answered finally arrives, with its key, after the void.
+    await app.get(TransactionHost).withTransaction(() =>
+      app.get(OutboxPublisher).publish(
+        AuthorizePaymentCommand,
+        {
+          checkoutId: id,
+          userId: user.id,
+          planId: 'basic',
+          paymentMethod: 'pm_card_ok',
+          idempotencyKey: `${id}:billing.authorize-payment`,
+        },
+        { aggregateId: id, headers: ORCHESTRATED },
+      ),
+    );
+
+    const answer = await eventually(async () => {
+      const [row] = await app.database.query<{ payload: { reason: string } }>(
+        `SELECT payload FROM outbox.messages WHERE aggregate_id = $1 AND type = 'billing.payment-declined.v1'`,
+        [id],
+      );
+      expect(row).toBeDefined();
+      return row;
+    });
+    expect(answer.payload.reason).toBe('voided-before-authorization');
+    expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
+    const authorizations = await app.database.query(
+      `SELECT 1 FROM billing.gateway_requests WHERE operation = 'authorize' AND idempotency_key = $1`,
+      [`${id}:billing.authorize-payment`],
+    );
+    expect(authorizations).toEqual([]);
+    expect(await client.get(id)).toMatchObject({ status: 'FAILED' });
+  });
+
+  it('when a paused instance writes a saga that another has written since it read it, then the write is refused and counted', async () => {
+    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
+    // Out of the deadline sweeper's reach: only the two instances below write this saga.
+    await app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    const sagas = app.get(SagasRepository);
+    const txHost = app.get(TransactionHost);
+    const rejectedBefore = await metricValue(app, 'saga_stale_writes_total');
+    let resume!: () => void;
+    let stalled!: () => void;
+    const paused = new Promise<void>((resolve) => (resume = resolve));
+    const readAndStalled = new Promise<void>((resolve) => (stalled = resolve));
+    const save = sagas.save.bind(sagas);
+    jest.spyOn(sagas, 'save').mockImplementationOnce(async (...args) => {
+      stalled(); // the first instance has read the saga, and stalls before writing it (a GC pause, a slow disk)
+      await paused;
+      return save(...args);
+    });
+
+    const slow = txHost.withTransaction(() => app.get(SagaRunner).handle(id, { type: 'deadline' }));
+    await readAndStalled;
+    await txHost.withTransaction(() => app.get(SagaRunner).handle(id, { type: 'deadline' }));
+    resume();
+
+    await expect(slow).rejects.toThrow(StaleSagaWriteError);
+    expect(await metricValue(app, 'saga_stale_writes_total')).toBe(rejectedBefore + 1);
+  });
+
+  it('when the same business scenarios run in both modes, then they reach the same terminal states', async () => {
+    const [br, jp, pt] = await Promise.all(['BR', 'JP', 'PT'].map((country) => client.createUser({ country })));
+    const blocked = await client.createUser();
+    await client.blockUser(blocked.id);
+    const scenarios = [
+      { userId: br.id, planId: 'premium', paymentMethod: 'pm_card_ok' },
+      { userId: jp.id, planId: 'premium', paymentMethod: 'pm_card_ok' },
+      { userId: pt.id, planId: 'basic', paymentMethod: 'pm_card_declined' },
+      { userId: pt.id, planId: 'basic', paymentMethod: 'pm_card_capture_declined' },
+      { userId: blocked.id, planId: 'basic', paymentMethod: 'pm_card_ok' },
+      { userId: randomUUID(), planId: 'basic', paymentMethod: 'pm_card_ok' },
+    ];
+
+    const outcomes = async (mode: string) => {
+      const ids = await Promise.all(scenarios.map((s) => client.start({ ...s, mode })));
+      return Promise.all(
+        ids.map(async (id) => {
+          const { status, failureReason } = await client.until(id, FINAL);
+          return { status, failureReason, effects: await client.effects(id) };
+        }),
+      );
+    };
+
+    const choreography = await outcomes('choreography');
+    const orchestration = await outcomes('orchestration');
+
+    expect(orchestration).toEqual(choreography);
+    expect(choreography.map((o) => o.status)).toEqual([
+      'COMPLETED',
+      'FAILED',
+      'FAILED',
+      'FAILED',
+      'REJECTED',
+      'REJECTED',
+    ]);
+  });
+
+  it("when reading an orchestrated timeline, then the saga's transitions sit among the commands and answers", async () => {
+    const id = await notLicensed();
+    await client.until(id, FINAL);
+
+    const timeline = await client.timeline(id);
+
+    const kinds = timeline.map((e) => `${e.kind}:${e.type}`);
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'command:identity.verify-user.v1',
+        'event:identity.buyer-verified.v1',
+        'command:billing.authorize-payment.v1',
+        'command:content.grant-access.v1',
+        'event:content.access-refused.v1',
+        'command:billing.void-authorization.v1',
+        'saga:refused',
+        'saga:done',
+      ]),
+    );
+    expect(kinds.indexOf('command:billing.void-authorization.v1')).toBeGreaterThan(
+      kinds.indexOf('event:content.access-refused.v1'),
+    );
+  });
+});
