@@ -49,12 +49,11 @@ describe('An orchestrator killed in the middle of its sagas', () => {
       method: 'PUT',
       body: JSON.stringify({ rules: [{ point: 'step:billing.capture-payment', action: 'timeout-before' }] }),
     });
-    const user = await (
-      await call(first, '/users', {
-        method: 'POST',
-        body: JSON.stringify({ email: 'kill@example.com', name: 'K', country: 'PT' }),
-      })
-    ).json();
+    const created = await call(first, '/users', {
+      method: 'POST',
+      body: JSON.stringify({ email: 'kill@example.com', name: 'K', country: 'PT' }),
+    });
+    const user = (await created.json()) as { id: string };
     const ids: string[] = [];
     for (let i = 0; i < 20; i += 1) {
       const answer = await call(first, '/checkouts', {
