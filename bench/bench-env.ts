@@ -61,7 +61,7 @@ export async function startApp(
   const { Module } = await import('@nestjs/common');
   @Module({ imports: [AppModule, ...imports] })
   class BenchAppModule {}
-  const app = await NestFactory.createApplicationContext(BenchAppModule, { logger: ['error', 'warn'] });
+  const app = await NestFactory.createApplicationContext(BenchAppModule, { logger: ['error'] });
   await app.init();
   return app;
 }

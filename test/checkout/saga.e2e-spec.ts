@@ -23,7 +23,7 @@ describe('The checkout saga', () => {
     app = await TestApp.start({
       env: {
         OUTBOX_RELAY_INTERVAL_MS: '50',
-        SAGA_STEP_TIMEOUT_MS: '150',
+        SAGA_STEP_TIMEOUT_MS: '400',
         SAGA_STEP_ATTEMPTS: '3',
         SAGA_COMPENSATION_ATTEMPTS: '3',
         SAGA_SWEEP_INTERVAL_MS: '50',

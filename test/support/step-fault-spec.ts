@@ -18,7 +18,7 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
           OUTBOX_RELAY_INTERVAL_MS: '50',
           OUTBOX_ATTEMPTS: '3',
           OUTBOX_BACKOFF_MS: '20',
-          SAGA_STEP_TIMEOUT_MS: '150',
+          SAGA_STEP_TIMEOUT_MS: '250',
           SAGA_STEP_ATTEMPTS: '3',
           SAGA_PIVOT_ATTEMPTS: '3',
           SAGA_COMPENSATION_ATTEMPTS: '3',

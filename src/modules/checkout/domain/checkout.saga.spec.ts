@@ -73,6 +73,13 @@ describe('the orchestrated checkout saga', () => {
       expect(voided.saga.steps[GRANT].status).toBe('FAILED');
     });
 
+    it('given a step that once did not answer, when it is then refused, then it is not undone: the refusal proves it had no effect', () => {
+      const { saga } = when(given(...upTo(GRANT), deadline), { type: 'refused', step: GRANT, reason: 'not-licensed' });
+
+      expect(saga.toUndo).toEqual([AUTHORIZE]);
+      expect(saga.steps[GRANT]).toMatchObject({ status: 'FAILED', uncertain: false });
+    });
+
     it('given the capture declined, then access is revoked and then the authorization voided: reverse order', () => {
       const declined = when(given(...upTo(CAPTURE)), { type: 'refused', step: CAPTURE, reason: 'capture-declined' });
 

@@ -230,7 +230,9 @@ function compensate(saga: Saga, failed: ForwardStep, reason: string, outcome: 'r
 
 function refused(saga: Saga, reason: string): Saga {
   const step = saga.current;
-  const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const } };
+  // Whatever an earlier send did, a participant answers a repeat with the step's current state
+  // (its key is the same): a refusal proves the step never took effect, so it is not undone.
+  const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const, uncertain: false } };
   const kind = definitionOf(step).class;
   if (kind === 'retriable') return intervene({ ...saga, steps }, `${step} refused after the pivot: ${reason}`);
   return compensate({ ...saga, steps }, step, reason, kind === 'verify' ? 'rejected' : 'failed');

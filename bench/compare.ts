@@ -1,0 +1,280 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import { type FaultRule, Faults } from '../src/infra/faults/faults';
+import { CreateUser } from '../src/modules/identity/create-user/create-user.handler';
+import { StartCheckout } from '../src/modules/checkout/start-checkout/start-checkout.handler';
+import { Invariants } from '../src/operations/invariants';
+import { cleanRedis, migrateBenchDatabase, percentile, recreateBenchDatabase, startApp, until } from './bench-env';
+
+/**
+ * `npm run compare`: the same scenarios through both coordination styles, in one run, on one
+ * app: every business outcome (many of each, at once) and every injected step fault (one at a
+ * time). Prints, per mode, the outcomes, how long checkouts took, how many messages and Postgres
+ * transactions a checkout costs, and whether the invariants hold; writes the figures as JSON.
+ */
+
+const MODES = ['choreography', 'orchestration'] as const;
+type Mode = (typeof MODES)[number];
+const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
+const REPEAT = Number(process.env.COMPARE_REPEAT ?? 20);
+/** Business checkouts in flight at once: a steady load, not a stampede. */
+const IN_FLIGHT = Number(process.env.COMPARE_IN_FLIGHT ?? 8);
+
+/** The settings both modes run with; the short timeouts keep the fault scenarios quick. */
+const SETTINGS = {
+  LOG_LEVEL: 'error',
+  APP_ROLES: 'api,relay,worker,orchestrator',
+  FAULT_INJECTION: 'true',
+  OUTBOX_RELAY_INTERVAL_MS: '200',
+  OUTBOX_ATTEMPTS: '3',
+  OUTBOX_BACKOFF_MS: '50',
+  SAGA_STEP_TIMEOUT_MS: '1000',
+  SAGA_SWEEP_INTERVAL_MS: '100',
+  SAGA_STEP_ATTEMPTS: '3',
+  SAGA_PIVOT_ATTEMPTS: '3',
+  SAGA_COMPENSATION_ATTEMPTS: '3',
+  CHECKOUT_STALLED_AFTER_MS: '3000',
+};
+
+interface Buyers {
+  br: string;
+  jp: string;
+  pt: string;
+  blocked: string;
+}
+
+interface Scenario {
+  name: string;
+  request: (buyers: Buyers) => { userId: string; planId: string; paymentMethod: string };
+  faults?: FaultRule[];
+}
+
+const ok = (b: Buyers) => ({ userId: b.pt, planId: 'basic', paymentMethod: 'pm_card_ok' });
+
+const BUSINESS: Scenario[] = [
+  { name: 'happy path', request: (b) => ({ userId: b.br, planId: 'premium', paymentMethod: 'pm_card_ok' }) },
+  { name: 'not licensed', request: (b) => ({ userId: b.jp, planId: 'premium', paymentMethod: 'pm_card_ok' }) },
+  { name: 'card declined', request: (b) => ({ ...ok(b), paymentMethod: 'pm_card_declined' }) },
+  { name: 'capture declined', request: (b) => ({ ...ok(b), paymentMethod: 'pm_card_capture_declined' }) },
+  { name: 'blocked buyer', request: (b) => ({ ...ok(b), userId: b.blocked }) },
+  { name: 'unknown buyer', request: (b) => ({ ...ok(b), userId: '00000000-0000-4000-8000-000000000000' }) },
+];
+
+const STEPS = [
+  'identity.verify-user',
+  'billing.authorize-payment',
+  'content.grant-access',
+  'billing.capture-payment',
+  'notifications.send-welcome-email',
+];
+
+const FAULTS: Scenario[] = [
+  ...STEPS.flatMap((step) =>
+    (['fail', 'timeout-before', 'timeout-after'] as const).map((action) => ({
+      name: `${step} ${action}`,
+      request: ok,
+      faults: [{ point: `step:${step}`, action, times: 1 }],
+    })),
+  ),
+  {
+    name: 'void fails once',
+    request: (b: Buyers) => ({ userId: b.jp, planId: 'premium', paymentMethod: 'pm_card_ok' }),
+    faults: [{ point: 'compensation:billing.void-authorization', action: 'fail', times: 1 }],
+  },
+  {
+    name: 'revoke fails once',
+    request: (b: Buyers) => ({ ...ok(b), paymentMethod: 'pm_card_capture_declined' }),
+    faults: [{ point: 'compensation:content.revoke-access', action: 'fail', times: 1 }],
+  },
+];
+
+interface Outcome {
+  id: string;
+  scenario: string;
+  status: string;
+  durationMs: number;
+  messages: number;
+}
+
+interface ModeReport {
+  outcomes: Record<string, number>;
+  business: { p50: number; p95: number; p99: number; messagesPerCheckout: number; transactionsPerCheckout: number };
+  scenarios: Record<string, { status: string; durationMs: number }>;
+  invariants: { checked: number; violations: number };
+}
+
+async function committedTransactions(dataSource: DataSource): Promise<number> {
+  const [row] = await dataSource.query<Array<{ n: string }>>(
+    `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+  );
+  return Number(row.n);
+}
+
+/** Postgres publishes its counters about once a second: wait for them before reading. */
+const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+
+async function outcomesOf(dataSource: DataSource, ids: Map<string, string>): Promise<Outcome[]> {
+  const rows = await dataSource.query<Array<{ id: string; status: string; ms: number; messages: number }>>(
+    `SELECT c.id, c.status,
+            extract(epoch FROM coalesce(c.completed_at, c.updated_at) - c.created_at)::float8 * 1000 AS ms,
+            (SELECT count(*) FROM outbox.messages m WHERE m.aggregate_id = c.id::text)::int AS messages
+       FROM checkout.checkouts c WHERE c.id = ANY($1)`,
+    [[...ids.keys()]],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    scenario: ids.get(row.id)!,
+    status: row.status,
+    durationMs: row.ms,
+    messages: row.messages,
+  }));
+}
+
+async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode): Promise<ModeReport> {
+  const dataSource = app.get(DataSource);
+  const start = app.get(StartCheckout);
+  const faults = app.get(Faults);
+  const allDone = (ids: string[]) => async () => {
+    const [{ n }] = await dataSource.query<Array<{ n: number }>>(
+      `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = ANY($2)`,
+      [ids, FINAL],
+    );
+    return n === ids.length;
+  };
+
+  // What the app spends on its own (timers, sweeps) while idle, to subtract from the batch.
+  await statsSettle();
+  const idleFrom = await committedTransactions(dataSource);
+  const idleStarted = Date.now();
+  await statsSettle();
+  const idlePerMs = ((await committedTransactions(dataSource)) - idleFrom) / (Date.now() - idleStarted);
+
+  const scenarioOf = new Map<string, string>();
+  const before = await committedTransactions(dataSource);
+  const batchStarted = Date.now();
+  const queue = BUSINESS.flatMap((scenario) => Array.from({ length: REPEAT }, () => scenario));
+  const business: string[] = [];
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      for (let scenario = queue.shift(); scenario; scenario = queue.shift()) {
+        const { body } = await start.execute({ ...scenario.request(buyers), mode } as never);
+        scenarioOf.set(body.id, scenario.name);
+        business.push(body.id);
+        await until(allDone([body.id]), 120_000, 20);
+      }
+    }),
+  );
+  await statsSettle();
+  const transactions = (await committedTransactions(dataSource)) - before - idlePerMs * (Date.now() - batchStarted);
+
+  const faulted: string[] = [];
+  for (const scenario of FAULTS) {
+    faults.set(scenario.faults ?? []);
+    const { body } = await start.execute({ ...scenario.request(buyers), mode } as never);
+    scenarioOf.set(body.id, scenario.name);
+    faulted.push(body.id);
+    await until(allDone([body.id]), 120_000, 50);
+    faults.clear();
+  }
+
+  const outcomes = await outcomesOf(dataSource, scenarioOf);
+  const businessOutcomes = outcomes.filter((o) => business.includes(o.id));
+  const durations = businessOutcomes.map((o) => o.durationMs).sort((a, b) => a - b);
+  const invariants = await app.get(Invariants).check([...scenarioOf.keys()]);
+  const count = (statuses: Outcome[]) =>
+    statuses.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});
+  const byScenario = (list: Outcome[], scenarios: Scenario[]) =>
+    Object.fromEntries(
+      scenarios.map(({ name }) => {
+        const runs = list.filter((o) => o.scenario === name);
+        const statuses = [...new Set(runs.map((o) => o.status))].join('/');
+        const duration = runs.map((o) => o.durationMs).sort((a, b) => a - b);
+        return [name, { status: statuses, durationMs: percentile(duration, 50) }];
+      }),
+    );
+  return {
+    outcomes: count(outcomes),
+    business: {
+      p50: percentile(durations, 50),
+      p95: percentile(durations, 95),
+      p99: percentile(durations, 99),
+      messagesPerCheckout: businessOutcomes.reduce((sum, o) => sum + o.messages, 0) / businessOutcomes.length,
+      transactionsPerCheckout: transactions / business.length,
+    },
+    scenarios: {
+      ...byScenario(businessOutcomes, BUSINESS),
+      ...byScenario(
+        outcomes.filter((o) => faulted.includes(o.id)),
+        FAULTS,
+      ),
+    },
+    invariants: { checked: invariants.checked, violations: invariants.violations.length },
+  };
+}
+
+function print(reports: Record<Mode, ModeReport>): void {
+  const rows: string[][] = [['', ...MODES]];
+  const add = (label: string, value: (r: ModeReport) => string) =>
+    rows.push([label, ...MODES.map((m) => value(reports[m]))]);
+  const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+  for (const status of FINAL) add(`checkouts ${status}`, (r) => String(r.outcomes[status] ?? 0));
+  add('checkouts PENDING', (r) => String(r.outcomes.PENDING ?? 0));
+  add(
+    `duration p50, ${BUSINESS.length} business scenarios x ${REPEAT}, ${IN_FLIGHT} at once`,
+    (r) => `${fixed(r.business.p50)} ms`,
+  );
+  add('duration p95', (r) => `${fixed(r.business.p95)} ms`);
+  add('duration p99', (r) => `${fixed(r.business.p99)} ms`);
+  add('messages per checkout', (r) => fixed(r.business.messagesPerCheckout, 1));
+  add('Postgres transactions per checkout', (r) => fixed(r.business.transactionsPerCheckout, 1));
+  add('invariants', (r) =>
+    r.invariants.violations === 0 ? `hold (${r.invariants.checked} checked)` : `${r.invariants.violations} violated`,
+  );
+  rows.push(['', '', '']);
+  rows.push(['scenario: outcome (p50)', '', '']);
+  for (const name of Object.keys(reports.choreography.scenarios)) {
+    add(name, (r) => `${r.scenarios[name]?.status} (${fixed(r.scenarios[name]?.durationMs)} ms)`);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  console.log(`\ncompare: the same scenarios in both modes, ${new Date().toISOString()}\n`);
+  for (const row of rows)
+    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+}
+
+async function main(): Promise<void> {
+  await recreateBenchDatabase();
+  await migrateBenchDatabase();
+  const app = await startApp(SETTINGS);
+  try {
+    const createUser = app.get(CreateUser);
+    const user = async (country: string) =>
+      (await createUser.execute({ email: `${country}-${Date.now()}@example.com`, name: country, country })).id;
+    const buyers: Buyers = {
+      br: await user('BR'),
+      jp: await user('JP'),
+      pt: await user('PT'),
+      blocked: await user('FR'),
+    };
+    await app.get(DataSource).query(`UPDATE identity.users SET status = 'blocked' WHERE id = $1`, [buyers.blocked]);
+
+    const reports = {} as Record<Mode, ModeReport>;
+    for (const mode of MODES) reports[mode] = await runMode(app, buyers, mode);
+    print(reports);
+    const dir = path.join(__dirname, 'results');
+    mkdirSync(dir, { recursive: true });
+    const file = path.join(dir, `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, JSON.stringify({ settings: SETTINGS, repeat: REPEAT, reports }, null, 2));
+    console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
+  } finally {
+    await app.close();
+    await cleanRedis();
+  }
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
