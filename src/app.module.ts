@@ -11,6 +11,7 @@ import { MetricsModule } from './infra/metrics/metrics.module';
 import { OutboxModule } from './infra/outbox/outbox.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { RolesModule } from './infra/roles/roles.module';
+import { SchedulingModule } from './infra/scheduling/scheduling.module';
 import { BillingModule } from './modules/billing';
 import { CheckoutModule } from './modules/checkout';
 import { ContentModule } from './modules/content';
@@ -26,6 +27,7 @@ import { OperationsModule } from './operations/operations.module';
     ContextModule,
     LoggingModule,
     RolesModule,
+    SchedulingModule,
     DatabaseModule.forRoot(),
     RedisModule,
     MetricsModule,

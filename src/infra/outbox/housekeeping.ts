@@ -1,15 +1,7 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DatabaseConnector } from '../database/database.connector';
-import { AppRoles } from '../roles/app-roles';
-import { PeriodicTask } from '../scheduling/periodic-task';
+import type { PeriodicTask } from '../scheduling/periodic-task';
+import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 
 const PURGE_BATCH = 1_000;
@@ -21,30 +13,20 @@ const PURGE_BATCH = 1_000;
  * taking effect twice. Dead letters are never purged: they are the operators' record.
  */
 @Injectable()
-export class Housekeeping implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class Housekeeping {
   private readonly logger = new Logger('Housekeeping');
   private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connector: DatabaseConnector,
-    private readonly roles: AppRoles,
-    private readonly scheduler: SchedulerRegistry,
+    tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {
-    this.task = new PeriodicTask('outbox-housekeeping', config.housekeepingIntervalMs, async () => {
+    this.task = tasks.register('outbox-housekeeping', 'relay', config.housekeepingIntervalMs, async () => {
       const purged = await this.purge();
       const total = Object.values(purged).reduce((sum, count) => sum + count, 0);
       if (total > 0) this.logger.log(`Purged ${JSON.stringify(purged)}`);
     });
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.roles.has('relay')) void this.connector.ready.then(() => this.task.start(this.scheduler));
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop(this.scheduler);
   }
 
   /** Purges everything past the retention; returns how many rows of each kind went. */

@@ -1,9 +1,7 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DatabaseConnector } from '../database/database.connector';
-import { AppRoles } from '../roles/app-roles';
-import { PeriodicTask } from '../scheduling/periodic-task';
+import type { PeriodicTask } from '../scheduling/periodic-task';
+import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
@@ -24,28 +22,18 @@ interface Cursor {
  * still in Redis keeps its id, so that is a no-op), and marks the complete ones delivered.
  */
 @Injectable()
-export class RedeliverySweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class RedeliverySweeper {
   private readonly task: PeriodicTask;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connector: DatabaseConnector,
     private readonly queues: OutboxQueues,
     private readonly subscriptions: Subscriptions,
     private readonly metrics: OutboxMetrics,
-    private readonly roles: AppRoles,
-    private readonly scheduler: SchedulerRegistry,
+    tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {
-    this.task = new PeriodicTask('outbox-redelivery', config.sweepIntervalMs, () => this.sweepAll());
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.roles.has('relay')) void this.connector.ready.then(() => this.task.start(this.scheduler));
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop(this.scheduler);
+    this.task = tasks.register('outbox-redelivery', 'relay', config.sweepIntervalMs, () => this.sweepAll());
   }
 
   /** One pass over everything overdue, batch after batch, each batch starting after the last. */

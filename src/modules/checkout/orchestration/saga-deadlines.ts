@@ -1,19 +1,11 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../../../infra/context/message-context';
-import { DatabaseConnector } from '../../../infra/database/database.connector';
 import { describeError } from '../../../infra/errors';
-import { AppRoles } from '../../../infra/roles/app-roles';
-import { PeriodicTask } from '../../../infra/scheduling/periodic-task';
+import type { PeriodicTask } from '../../../infra/scheduling/periodic-task';
+import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository } from '../database/sagas.repository';
@@ -26,7 +18,7 @@ import { SagaRunner } from './saga.runner';
  * instances share the work, and a crashed one's sagas are simply swept by the others.
  */
 @Injectable()
-export class SagaDeadlines implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class SagaDeadlines {
   private readonly logger = new Logger('SagaDeadlines');
   private readonly task: PeriodicTask;
 
@@ -36,20 +28,10 @@ export class SagaDeadlines implements OnApplicationBootstrap, BeforeApplicationS
     private readonly sagas: SagasRepository,
     private readonly checkouts: CheckoutsRepository,
     private readonly runner: SagaRunner,
-    private readonly connector: DatabaseConnector,
-    private readonly roles: AppRoles,
-    private readonly scheduler: SchedulerRegistry,
+    tasks: PeriodicTasks,
     @Inject(sagaConfig.KEY) config: SagaConfig,
   ) {
-    this.task = new PeriodicTask('saga-deadlines', config.sweepIntervalMs, () => this.sweep());
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.roles.has('orchestrator')) void this.connector.ready.then(() => this.task.start(this.scheduler));
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop(this.scheduler);
+    this.task = tasks.register('saga-deadlines', 'orchestrator', config.sweepIntervalMs, () => this.sweep());
   }
 
   /**

@@ -1,10 +1,7 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { DatabaseConnector } from '../../../infra/database/database.connector';
-import { AppRoles } from '../../../infra/roles/app-roles';
-import { PeriodicTask } from '../../../infra/scheduling/periodic-task';
+import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { CheckoutProgressRecorder } from './checkout-progress';
@@ -16,28 +13,16 @@ import { CheckoutProgressRecorder } from './checkout-progress';
  * all, its status follows. Runs with the orchestrator role.
  */
 @Injectable()
-export class StalledCheckouts implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly task: PeriodicTask;
-
+export class StalledCheckouts {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly checkouts: CheckoutsRepository,
     private readonly progress: CheckoutProgressRecorder,
-    private readonly connector: DatabaseConnector,
-    private readonly roles: AppRoles,
-    private readonly scheduler: SchedulerRegistry,
+    tasks: PeriodicTasks,
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
   ) {
     const interval = Math.max(100, Math.min(config.stalledAfterMs / 4, 10_000));
-    this.task = new PeriodicTask('stalled-checkouts', interval, () => this.check());
-  }
-
-  onApplicationBootstrap(): void {
-    if (this.roles.has('orchestrator')) void this.connector.ready.then(() => this.task.start(this.scheduler));
-  }
-
-  beforeApplicationShutdown(): Promise<void> {
-    return this.task.stop(this.scheduler);
+    tasks.register('stalled-checkouts', 'orchestrator', interval, () => this.check());
   }
 
   check(): Promise<void> {
