@@ -10,6 +10,7 @@ import { SagasRepository } from './database/sagas.repository';
 import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970000500-create-checkout-schema';
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
+import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
@@ -34,7 +35,12 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     BillingModule,
     ContentModule,
     DatabaseModule.forFeature({
-      migrations: [CreateCheckoutSchema1795970000500, CreateCheckoutTables1795970002500, CreateSagaTables1795970003500],
+      migrations: [
+        CreateCheckoutSchema1795970000500,
+        CreateCheckoutTables1795970002500,
+        CreateSagaTables1795970003500,
+        AddSagaBackoff1795970003600,
+      ],
     }),
   ],
   controllers: [

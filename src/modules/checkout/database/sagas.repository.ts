@@ -31,6 +31,7 @@ interface SagaRow {
   reason: string | null;
   intervention: string | null;
   interrupted_while: Saga['interruptedWhile'] | null;
+  backing_off: boolean;
   next_deadline: Date | null;
   version: number;
 }
@@ -92,6 +93,7 @@ export class SagasRepository {
         reason: row.reason ?? undefined,
         intervention: row.intervention ?? undefined,
         interruptedWhile: row.interrupted_while ?? undefined,
+        backingOff: row.backing_off,
       },
       version: row.version,
       nextDeadline: row.next_deadline,
@@ -113,7 +115,7 @@ export class SagasRepository {
       `UPDATE checkout.sagas
           SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
               reason = $9, intervention = $10, interrupted_while = $11, next_deadline = $12,
-              version = version + 1, updated_at = clock_timestamp()
+              backing_off = $13, version = version + 1, updated_at = clock_timestamp()
         WHERE id = $1 AND version = $2
         RETURNING version`,
       [
@@ -129,6 +131,7 @@ export class SagasRepository {
         saga.intervention ?? null,
         saga.interruptedWhile ?? null,
         deadline ?? null,
+        saga.backingOff ?? false,
       ],
     );
     if (rows.length === 0) throw new StaleSagaWriteError(id, readVersion);

@@ -157,8 +157,12 @@ describe('the orchestrated checkout saga', () => {
     const compensating = given(...upTo(GRANT), { type: 'refused', step: GRANT, reason: 'not-licensed' });
     const failedVoid: SagaInput = { type: 'failed', step: AUTHORIZE, undoing: true, error: 'gateway down' };
 
-    it('given the void failed once, then it is sent again', () => {
-      const { commands } = when(compensating, failedVoid);
+    it('given the void failed once, then it is sent again, after a backoff', () => {
+      const failed = when(compensating, failedVoid);
+      expect(failed.saga.backingOff).toBe(true);
+      expect(failed.commands).toEqual([]);
+
+      const { commands } = when(failed.saga, deadline);
 
       expect(commands).toEqual([
         { step: AUTHORIZE, kind: 'compensation', executes: 'billing.void-authorization', attempt: 2 },
@@ -166,7 +170,10 @@ describe('the orchestrated checkout saga', () => {
     });
 
     it('given the void failed as many times as its limit, then a person is asked, and a retry resumes it', () => {
-      const { saga } = when(evolve(compensating, failedVoid, policy), failedVoid);
+      const { saga } = when(
+        given(...upTo(GRANT), { type: 'refused', step: GRANT, reason: 'not-licensed' }, failedVoid, deadline),
+        failedVoid,
+      );
 
       expect(saga).toMatchObject({ status: 'INTERVENTION', undoing: true, reason: 'not-licensed' });
       expect(saga.intervention).toContain('billing.void-authorization failed (gateway down) 2 times');

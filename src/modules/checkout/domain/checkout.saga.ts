@@ -73,6 +73,8 @@ export interface Saga {
   intervention?: string;
   /** Where an intervention interrupted it: a retry resumes from there. */
   interruptedWhile?: 'RUNNING' | 'COMPENSATING';
+  /** The last send failed: the next waits for the deadline (backoff) instead of going at once. */
+  backingOff?: boolean;
 }
 
 /** What the saga can learn. `step` is the step the message is about (an action's, even for its compensation). */
@@ -120,7 +122,9 @@ export function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga {
     case 'retry':
       return saga.status === 'INTERVENTION' ? resume(saga) : saga;
     case 'deadline':
-      return isActive(saga.status) ? giveUpOrResend(saga, policy, { uncertain: true }) : saga;
+      if (!isActive(saga.status)) return saga;
+      // After a failure, the deadline was the backoff: now send again. Otherwise it is silence.
+      return saga.backingOff ? resend(saga) : giveUpOrResend(saga, policy, { uncertain: true });
   }
   if (input.step !== saga.current || Boolean('undoing' in input && input.undoing) !== saga.undoing) return saga;
   // A late answer can settle an intervention: the saga then carries on from it.
@@ -173,6 +177,7 @@ function send(saga: Saga, step: ForwardStep): Saga {
     status: 'RUNNING',
     current: step,
     undoing: false,
+    backingOff: false,
     steps: { ...saga.steps, [step]: { ...record, status: 'STARTED', attempts: record.attempts + 1 } },
   };
 }
@@ -184,6 +189,7 @@ function sendCompensation(saga: Saga, step: ForwardStep): Saga {
     status: 'COMPENSATING',
     current: step,
     undoing: true,
+    backingOff: false,
     steps: {
       ...saga.steps,
       [step]: { ...record, status: 'COMPENSATING', compensationAttempts: record.compensationAttempts + 1 },
@@ -238,7 +244,12 @@ function refused(saga: Saga, reason: string): Saga {
   return compensate({ ...saga, steps }, step, reason, kind === 'verify' ? 'rejected' : 'failed');
 }
 
-/** No answer (or a failure): send again, or give up as the step's class says. */
+const resend = (saga: Saga): Saga => (saga.undoing ? sendCompensation(saga, saga.current) : send(saga, saga.current));
+
+/**
+ * No answer, or a failure: send again, or give up as the step's class says. After silence the
+ * send goes at once (the deadline was the wait); after a failure it waits for a backoff first.
+ */
 function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { uncertain: boolean; error?: string }): Saga {
   const step = saga.current;
   const record = saga.steps[step];
@@ -246,14 +257,16 @@ function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { uncertain: boolea
   const marked = { ...saga, steps: { ...saga.steps, [step]: { ...record, uncertain } } };
   const cause = why.error ? `failed (${why.error})` : 'did not answer';
 
+  const again = (next: Saga) => (why.uncertain ? resend(next) : { ...next, backingOff: true });
+
   if (saga.undoing) {
-    if (record.compensationAttempts < policy.compensationAttempts) return sendCompensation(marked, step);
+    if (record.compensationAttempts < policy.compensationAttempts) return again(marked);
     const compensation = definitionOf(step).compensation!;
     return intervene(marked, `${compensation} ${cause} ${record.compensationAttempts} times`);
   }
   const kind = definitionOf(step).class;
   const limit = kind === 'pivot' ? policy.pivotAttempts : policy.stepAttempts;
-  if (record.attempts < limit) return send(marked, step);
+  if (record.attempts < limit) return again(marked);
   switch (kind) {
     case 'pivot':
       return intervene(
@@ -284,5 +297,5 @@ function resume(saga: Saga): Saga {
   const record = saga.steps[saga.current];
   const fresh = saga.undoing ? { ...record, compensationAttempts: 0 } : { ...record, attempts: 0 };
   const reset = { ...saga, steps: { ...saga.steps, [saga.current]: fresh }, intervention: undefined };
-  return saga.undoing ? sendCompensation(reset, saga.current) : send(reset, saga.current);
+  return resend(reset);
 }
