@@ -46,7 +46,12 @@ describe('Starting and stopping the app as a process', () => {
       expect(health.status).toBe(503);
       return health.body;
     });
-    expect(down).toMatchObject({ status: 'error', error: { postgres: { status: 'down' } }, message: 'down: postgres' });
+    expect(down).toMatchObject({
+      statusCode: 503,
+      error: 'Service Unavailable',
+      message: 'down: postgres',
+      details: { postgres: { status: 'down' }, redis: { status: 'up' } },
+    });
 
     const real = new URL(TEST_DATABASE_URL);
     const proxy = new TcpProxy(port, { host: real.hostname, port: Number(real.port || 5432) });
@@ -67,7 +72,11 @@ describe('Starting and stopping the app as a process', () => {
       expect(answer.status).toBe(503);
       return answer.body;
     });
-    expect(health).toMatchObject({ error: { redis: { status: 'down' } }, info: { postgres: { status: 'up' } } });
+    expect(health).toMatchObject({
+      statusCode: 503,
+      message: 'down: redis',
+      details: { redis: { status: 'down' }, postgres: { status: 'up' } },
+    });
   });
 
   it('when sent SIGTERM, then it closes HTTP, then everything else, and exits 0', async () => {

@@ -14,6 +14,8 @@ export interface MessageContext extends ClsStore {
    * example which coordination style runs a checkout).
    */
   headers?: Record<string, string>;
+  /** Fault decisions of the delivery being handled (see Inbox): the same on a re-run. */
+  faultDecisions?: Map<string, string | undefined>;
 }
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -9,6 +9,7 @@ import { describeError } from '../errors';
  */
 export class PgListener {
   private readonly logger = new Logger('PgListener');
+  /** The connection in use, or being opened. */
   private client?: Client;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
@@ -37,10 +38,14 @@ export class PgListener {
     client.on('notification', () => this.onNotify());
     client.on('error', lose);
     client.on('end', () => lose());
+    this.client = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
-      this.client = client;
+      if (this.stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       if (this.down) this.logger.log(`Listening on ${this.channel} again`);
       this.down = false;
       // Whatever was committed while we were away is picked up now.

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { Faults, InjectedFault } from './faults';
+import { ClsService } from 'nestjs-cls';
+import type { MessageContext } from '../context/message-context';
+import { type FaultAction, Faults, InjectedFault } from './faults';
 
 export interface StepRun<R> {
   /** False when an injected timeout swallowed the answer: the participant says nothing. */
@@ -15,7 +17,10 @@ export interface StepRun<R> {
  */
 @Injectable()
 export class StepFaults {
-  constructor(private readonly faults: Faults) {}
+  constructor(
+    private readonly faults: Faults,
+    private readonly cls: ClsService<MessageContext>,
+  ) {}
 
   declare(steps: readonly string[], compensations: readonly string[]): void {
     for (const step of steps) {
@@ -32,7 +37,7 @@ export class StepFaults {
 
   /** Runs a step under its fault rules; `refusal` is what a `fail` rule makes it answer instead. */
   async run<R>(step: string, work: () => Promise<R>, refusal: () => R): Promise<StepRun<R>> {
-    const fault = this.faults.take(`step:${step}`);
+    const fault = this.decide(`step:${step}`);
     if (fault === 'timeout-before') return { answered: false };
     if (fault === 'fail') return { answered: true, result: refusal() };
     const result = await work();
@@ -41,7 +46,16 @@ export class StepFaults {
 
   /** Runs a compensation, which throws first when a rule says so. */
   async compensate<R>(step: string, work: () => Promise<R>): Promise<R> {
-    if (this.faults.take(`compensation:${step}`) === 'fail') throw new InjectedFault(`compensation:${step}`);
+    if (this.decide(`compensation:${step}`) === 'fail') throw new InjectedFault(`compensation:${step}`);
     return work();
+  }
+
+  /** A delivery handled again (alone, after its shared transaction failed) meets the same fault. */
+  private decide(point: string): FaultAction | undefined {
+    const decided = this.cls.isActive() ? this.cls.get('faultDecisions') : undefined;
+    if (decided?.has(point)) return decided.get(point) as FaultAction | undefined;
+    const action = this.faults.take(point);
+    decided?.set(point, action);
+    return action;
   }
 }

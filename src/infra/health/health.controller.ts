@@ -2,6 +2,7 @@ import { Controller, Get, HttpStatus, Res, ServiceUnavailableException } from '@
 import { HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { type ErrorBody, errorBody } from '../http/error-body';
 import { PostgresHealthIndicator, RedisHealthIndicator } from './health.indicators';
 
 @ApiTags('operations')
@@ -16,14 +17,19 @@ export class HealthController {
   @Get()
   @ApiOkResponse({ description: 'Postgres and Redis answer' })
   @ApiServiceUnavailableResponse({ description: 'Something is down; `message` and `error` name it' })
-  async check(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult & { message?: string }> {
+  async check(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult | ErrorBody> {
     try {
       return await this.health.check([() => this.postgres.check(), () => this.redis.check()]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
-      const result = error.getResponse() as HealthCheckResult;
+      // The API's error shape, with terminus' report of each dependency in `details`.
+      const { info, details, error: down } = error.getResponse() as HealthCheckResult;
       response.status(HttpStatus.SERVICE_UNAVAILABLE);
-      return { ...result, message: `down: ${Object.keys(result.error ?? {}).join(', ')}` };
+      return errorBody(HttpStatus.SERVICE_UNAVAILABLE, `down: ${Object.keys(down ?? {}).join(', ')}`, {
+        status: 'error',
+        info,
+        details,
+      });
     }
   }
 }

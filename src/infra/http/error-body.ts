@@ -6,8 +6,8 @@ export interface ErrorBody {
   statusCode: number;
   error: string;
   message: string;
-  /** Field-level problems of a validation error. */
-  details?: FieldProblem[];
+  /** What went wrong in detail: the problems by field of a validation error, for instance. */
+  details?: unknown;
   [extra: string]: unknown;
 }
 

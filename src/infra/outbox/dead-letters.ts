@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
 import type { MessageContext } from '../context/message-context';
+import { describeError } from '../errors';
 import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
 import { OutboxPublisher } from './outbox.publisher';
@@ -87,27 +88,35 @@ export class DeadLetters {
 
   /**
    * Delivers the message again to that consumer only, with a fresh set of attempts. The inbox
-   * still guards it: if the effect did happen after all, the redrive changes nothing.
+   * still guards it: if the effect did happen after all, the redrive changes nothing. The message
+   * is pushed after the resolution commits, under its usual job id; should that push be lost, the
+   * message is undelivered again, so the redelivery sweep pushes it.
    */
-  redrive(id: string): Promise<DeadLetter> {
-    return this.resolve(id, 'redriven', async (row) => {
-      const subscription = this.subscriptions.consumer(row.consumer);
-      if (!subscription) throw new ConflictException(`Consumer ${row.consumer} no longer exists: discard instead`);
-      // Undelivered again, so that the sweep pushes it once more should Redis lose this job.
-      await this.txHost.tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [row.message_id]);
-      await this.queues.push([
+  async redrive(id: string): Promise<DeadLetter> {
+    let queue = '';
+    const row = await this.resolve(id, 'redriven', async (closed) => {
+      const subscription = this.subscriptions.consumer(closed.consumer);
+      if (!subscription) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
+      queue = subscription.queue;
+      await this.txHost.tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [closed.message_id]);
+    });
+    await this.queues
+      .push([
         {
-          queue: subscription.queue,
-          jobId: `${jobIdOf(row.message_id, row.consumer)}--redrive-${row.id}`,
+          queue,
+          jobId: jobIdOf(row.message_id, row.consumer),
           job: { ...row.message, id: row.message_id, consumer: row.consumer },
         },
-      ]);
-    });
+      ])
+      .catch((error: unknown) =>
+        this.logger.warn(`Redrive push failed; the sweep will push it: ${describeError(error)}`),
+      );
+    return toDeadLetter(row);
   }
 
   /** Gives up on it for good; the dead letter stays, marked discarded, as the record. */
-  discard(id: string): Promise<DeadLetter> {
-    return this.resolve(id, 'discarded', async () => undefined);
+  async discard(id: string): Promise<DeadLetter> {
+    return toDeadLetter(await this.resolve(id, 'discarded', async () => undefined));
   }
 
   /**
@@ -119,7 +128,7 @@ export class DeadLetters {
     id: string,
     status: Exclude<DeadLetterStatus, 'dead'>,
     then: (row: DeadLetterRow) => Promise<void>,
-  ): Promise<DeadLetter> {
+  ): Promise<DeadLetterRow> {
     return this.txHost.withTransaction(async () => {
       const row = await this.close(id, status);
       await this.cls.run({ ifNested: 'inherit' }, async () => {
@@ -142,7 +151,7 @@ export class DeadLetters {
       this.logger.warn(
         `${status === 'redriven' ? 'Redriven' : 'Discarded'} ${row.type} for ${row.consumer} (dead letter ${id})`,
       );
-      return toDeadLetter(row);
+      return row;
     });
   }
 

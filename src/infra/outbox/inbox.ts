@@ -8,13 +8,22 @@ import type { Delivery } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { MessageHandler } from './subscriptions';
 
-/** One delivery, ready to be handled: its payload validated, its fault (if any) already decided. */
+/** One delivery, ready to be handled: its payload validated, its consumer fault (if any) decided. */
 export interface InboxDelivery {
   delivery: Delivery;
   payload: object;
   handle: MessageHandler;
+  /** The consumer's queue: only deliveries of one queue share a transaction. */
+  queue: string;
+  /** The handler reaches outside the database: it always runs in a transaction of its own. */
+  exclusive: boolean;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
+  /**
+   * Fault decisions taken while handling this delivery attempt, kept so that running it again
+   * (alone, after its shared transaction failed) takes the same ones.
+   */
+  faultDecisions: Map<string, string | undefined>;
 }
 
 export type InboxOutcome = 'ok' | 'duplicate';
@@ -32,15 +41,16 @@ const keyOf = ({ delivery }: InboxDelivery) => `${delivery.id} ${delivery.consum
  * whose row already exists is a duplicate and does nothing; otherwise the handler's writes, the
  * messages it publishes and the inbox row commit together.
  *
- * Deliveries that arrive together share one transaction (group commit): one round trip records
- * all their inbox rows and one commit makes all their effects durable, which is what lets a
- * consumer keep up with the queue. If any of them fails, the whole transaction rolls back and
- * each delivery runs again in a transaction of its own, so that only the failing one fails.
+ * Deliveries of one queue that arrive together share one transaction (group commit): one round
+ * trip records all their inbox rows and one commit makes all their effects durable, which is what
+ * lets a consumer keep up with its queue. If one of them fails, the transaction rolls back and
+ * each runs again alone, one after the other, so that only the failing one fails. Running again
+ * is harmless for effects that live in the database (they were rolled back), not for one that
+ * left it: a consumer that sends an email is `exclusive`, and never shares.
  */
 @Injectable()
 export class Inbox {
-  private waiting: Waiting[] = [];
-  private flushScheduled = false;
+  private readonly waiting = new Map<string, Waiting[]>();
 
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
@@ -49,25 +59,23 @@ export class Inbox {
   ) {}
 
   handle(item: InboxDelivery): Promise<InboxOutcome> {
+    if (item.exclusive) return this.inOneTransaction([item]).then(([outcome]) => outcome);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      if (this.waiting.length >= this.config.consumerBatchSize) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        // Everything that arrives in this turn of the event loop goes in the same transaction.
-        setImmediate(() => this.flush());
-      }
+      const queued = this.waiting.get(item.queue) ?? [];
+      queued.push({ item, resolve, reject });
+      this.waiting.set(item.queue, queued);
+      if (queued.length >= this.config.consumerBatchSize) this.flush(item.queue);
+      // Everything of this queue that arrives in this turn of the event loop goes in the same transaction.
+      else if (queued.length === 1) setImmediate(() => this.flush(item.queue));
     });
   }
 
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.waiting.splice(0, this.config.consumerBatchSize);
-    if (this.waiting.length > 0 && !this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
-    if (batch.length > 0) void this.run(batch);
+  private flush(queue: string): void {
+    const queued = this.waiting.get(queue) ?? [];
+    if (queued.length === 0) return;
+    const batch = queued.splice(0, this.config.consumerBatchSize);
+    if (queued.length > 0) setImmediate(() => this.flush(queue));
+    void this.run(batch);
   }
 
   private async run(batch: Waiting[]): Promise<void> {
@@ -77,12 +85,13 @@ export class Inbox {
         batch.forEach((waiting, index) => waiting.resolve(outcomes[index]));
         return;
       } catch {
-        // Fall through: each on its own, so that one failure does not fail the others.
+        // Each on its own below, so that one failure does not fail the others.
       }
     }
-    await Promise.all(
-      batch.map((waiting) => this.inOneTransaction([waiting.item]).then(([o]) => waiting.resolve(o), waiting.reject)),
-    );
+    // One after the other: a shared transaction that failed does not turn into many at once.
+    for (const waiting of batch) {
+      await this.inOneTransaction([waiting.item]).then(([outcome]) => waiting.resolve(outcome), waiting.reject);
+    }
   }
 
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
@@ -116,11 +125,12 @@ export class Inbox {
   }
 
   /** The handler runs in its message's context: what it publishes is correlated and caused by it. */
-  private runHandler({ delivery, payload, handle, injectedFault }: InboxDelivery): Promise<unknown> {
+  private runHandler({ delivery, payload, handle, injectedFault, faultDecisions }: InboxDelivery): Promise<unknown> {
     return this.cls.run({ ifNested: 'inherit' }, () => {
       this.cls.set('correlationId', delivery.correlationId);
       this.cls.set('causationId', delivery.id);
       this.cls.set('headers', delivery.headers);
+      this.cls.set('faultDecisions', faultDecisions);
       if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
       return handle(payload, delivery);
     });

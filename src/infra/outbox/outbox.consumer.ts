@@ -101,7 +101,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           delivery,
           payload: parsePayload(contract, payload),
           handle: subscription.handle,
+          queue: subscription.queue,
+          exclusive: subscription.exclusive,
           injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
+          faultDecisions: new Map(),
         });
       } catch (error) {
         outcome = await this.failed(job, delivery.attempt, error);

@@ -13,6 +13,11 @@ export interface SubscriptionOptions {
    * role gets a queue of its own, `<module>-<role>`, so that it can run in separate processes.
    */
   role?: AppRole;
+  /**
+   * The handler reaches outside the database (it sends an email): its deliveries never share a
+   * transaction with others, which would run it again when a neighbour fails.
+   */
+  exclusive?: boolean;
 }
 
 const SubscriptionMetadata = DiscoveryService.createDecorator<SubscriptionOptions & { contracts: MessageContract[] }>();
@@ -42,6 +47,7 @@ export interface Subscription {
   /** Its queue: the consuming module's, or `<module>-<role>` for a consumer with another role than worker. */
   queue: string;
   role: AppRole;
+  exclusive: boolean;
   contracts: MessageContract[];
   where: Record<string, string>;
   handle: MessageHandler;
@@ -72,14 +78,20 @@ export class Subscriptions implements OnModuleInit {
   }
 
   private add(
-    { consumer, contracts, where = {}, role = 'worker' }: SubscriptionOptions & { contracts: MessageContract[] },
+    {
+      consumer,
+      contracts,
+      where = {},
+      role = 'worker',
+      exclusive = false,
+    }: SubscriptionOptions & { contracts: MessageContract[] },
     handle: MessageHandler,
   ) {
     const module = CONSUMER_NAME.exec(consumer)?.[1];
     if (!module) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
     if (this.byConsumer.has(consumer)) throw new Error(`Consumer "${consumer}" is declared twice`);
     const queue = role === 'worker' ? module : `${module}-${role}`;
-    const subscription = { consumer, queue, role, contracts, where, handle };
+    const subscription = { consumer, queue, role, exclusive, contracts, where, handle };
     this.byConsumer.set(consumer, subscription);
     for (const { type } of contracts) this.byType.set(type, [...(this.byType.get(type) ?? []), subscription]);
   }

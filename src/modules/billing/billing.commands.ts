@@ -42,7 +42,7 @@ export class BillingCommands {
         );
         return run.answered && run.result ? authorizationAnswer(command.checkoutId, run.result) : undefined;
       },
-      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error }),
+      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
     );
   }
 
@@ -59,7 +59,7 @@ export class BillingCommands {
         );
         return run.answered && run.result ? captureAnswer(command.checkoutId, run.result) : undefined;
       },
-      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error }),
+      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
     );
   }
 
@@ -77,7 +77,7 @@ export class BillingCommands {
           reason: command.reason,
         });
       },
-      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error }),
+      (error) => answer(BillingStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
     );
   }
 }

@@ -18,7 +18,7 @@ export class CheckoutMetrics {
     const registers = [registry];
     this.duration = new Histogram({
       name: 'checkout_duration_seconds',
-      help: 'From a checkout being requested to its outcome (COMPLETED, REJECTED, FAILED or INTERVENTION), by mode',
+      help: 'From a checkout being requested to its outcome (COMPLETED, REJECTED or FAILED), by mode',
       labelNames: ['mode', 'outcome'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
@@ -57,7 +57,7 @@ export class CheckoutMetrics {
     });
   }
 
-  /** Called when a checkout reaches an outcome (the first time it does). */
+  /** Called when a checkout reaches its final status (it happens once: a final status never changes). */
   observeOutcome(checkout: CheckoutRow): void {
     const seconds = (Date.now() - checkout.created_at.getTime()) / 1_000;
     this.duration.observe({ mode: checkout.mode, outcome: checkout.status.toLowerCase() }, seconds);

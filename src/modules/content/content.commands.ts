@@ -35,7 +35,7 @@ export class ContentCommands {
         );
         return run.answered && run.result ? grantAnswer(command, run.result) : undefined;
       },
-      (error) => answer(ContentStepFailed, { checkoutId: command.checkoutId, step, error }),
+      (error) => answer(ContentStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
     );
   }
 
@@ -52,7 +52,7 @@ export class ContentCommands {
           reason: command.reason,
         });
       },
-      (error) => answer(ContentStepFailed, { checkoutId: command.checkoutId, step, error }),
+      (error) => answer(ContentStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
     );
   }
 }

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { Pool } from 'pg';
+import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
 import type { PaymentMethod } from '../../checkout/contracts';
 
 export type GatewayAnswer = { approved: true; authorizationId: string } | { approved: false; reason: string };
@@ -24,13 +25,22 @@ export abstract class CardGateway {
 /**
  * A fake gateway that understands the test card tokens: `pm_card_ok` authorizes and captures,
  * `pm_card_declined` is declined at authorization, `pm_card_capture_declined` authorizes and is
- * declined at capture. Its memory of keys lives in `billing.gateway_requests`, written outside the
- * caller's transaction, because a real gateway's memory does not roll back with ours.
+ * declined at capture. Its memory of keys lives in `billing.gateway_requests`, written through a
+ * small pool of its own, outside the caller's transaction and connections, because a real
+ * gateway's memory does not roll back with ours and does not wait for our pool.
  */
 @Injectable()
-export class FakeCardGateway extends CardGateway {
-  constructor(private readonly dataSource: DataSource) {
+export class FakeCardGateway extends CardGateway implements OnApplicationShutdown {
+  private readonly pool: Pool;
+
+  constructor(@Inject(databaseConfig.KEY) config: DatabaseConfig) {
     super();
+    this.pool = new Pool({ connectionString: config.url, max: 4, application_name: 'fake-card-gateway' });
+    this.pool.on('error', () => undefined); // an idle connection lost with Postgres: the next call opens another
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
   }
 
   authorize(key: string, paymentMethod: PaymentMethod, amountCents: number, currency: string): Promise<GatewayAnswer> {
@@ -66,25 +76,25 @@ export class FakeCardGateway extends CardGateway {
     key: string,
     answer: () => GatewayAnswer & Record<string, unknown>,
   ): Promise<GatewayAnswer> {
-    const [fresh] = await this.dataSource.query<Array<{ response: GatewayAnswer }>>(
+    const { rows: fresh } = await this.pool.query<{ response: GatewayAnswer }>(
       `INSERT INTO billing.gateway_requests (operation, idempotency_key, response) VALUES ($1, $2, $3)
        ON CONFLICT DO NOTHING RETURNING response`,
       [operation, key, JSON.stringify(answer())],
     );
-    if (fresh) return fresh.response;
-    const [stored] = await this.dataSource.query<Array<{ response: GatewayAnswer }>>(
+    if (fresh[0]) return fresh[0].response;
+    const { rows: stored } = await this.pool.query<{ response: GatewayAnswer }>(
       `SELECT response FROM billing.gateway_requests WHERE operation = $1 AND idempotency_key = $2`,
       [operation, key],
     );
-    return stored.response;
+    return stored[0].response;
   }
 
   private async methodOf(authorizationId: string): Promise<string | undefined> {
-    const [row] = await this.dataSource.query<Array<{ method: string }>>(
+    const { rows } = await this.pool.query<{ method: string }>(
       `SELECT response->>'paymentMethod' AS method FROM billing.gateway_requests
         WHERE operation = 'authorize' AND response->>'authorizationId' = $1`,
       [authorizationId],
     );
-    return row?.method;
+    return rows[0]?.method;
   }
 }

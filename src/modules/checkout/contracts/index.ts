@@ -1,4 +1,4 @@
-import { IsIn, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsIn, IsInt, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
 import { defineEvent } from '../../../infra/outbox';
 
 /** The card tokens that the fake gateway understands. */
@@ -27,6 +27,8 @@ export class SagaCommandPayload {
   @IsUUID() checkoutId!: string;
   /** `<checkout id>:<step>`: the same on every retry of the step and on its compensation. */
   @IsString() @Matches(/^[0-9a-f-]{36}:[a-z]+\.[a-z-]+$/) idempotencyKey!: string;
+  /** Which send of the step this is, 1 for the first: an answer names it back. */
+  @IsInt() @Min(1) attempt!: number;
 }
 
 /** Why a compensation runs: the checkout's failure, carried into the compensation's event. */
@@ -40,4 +42,6 @@ export class StepFailedPayload {
   /** The action or compensation that failed, as named in the saga. */
   @IsString() @Matches(/^[a-z]+\.[a-z-]+$/) step!: string;
   @IsString() @MaxLength(2_000) error!: string;
+  /** The send of the command that failed. */
+  @IsInt() @Min(1) attempt!: number;
 }

@@ -73,11 +73,17 @@ describe('the orchestrated checkout saga', () => {
       expect(voided.saga.steps[GRANT].status).toBe('FAILED');
     });
 
-    it('given a step that once did not answer, when it is then refused, then it is not undone: the refusal proves it had no effect', () => {
-      const { saga } = when(given(...upTo(GRANT), deadline), { type: 'refused', step: GRANT, reason: 'not-licensed' });
+    it('given a step refused at once, then it is not undone: it had no effect', () => {
+      const { saga } = when(given(...upTo(GRANT)), { type: 'refused', step: GRANT, reason: 'not-licensed' });
 
       expect(saga.toUndo).toEqual([AUTHORIZE]);
-      expect(saga.steps[GRANT]).toMatchObject({ status: 'FAILED', uncertain: false });
+    });
+
+    it('given a step that once did not answer, when it is then refused, then it is undone too: the refusal says nothing of the earlier send', () => {
+      const { saga } = when(given(...upTo(GRANT), deadline), { type: 'refused', step: GRANT, reason: 'not-licensed' });
+
+      expect(saga.toUndo).toEqual([GRANT, AUTHORIZE]);
+      expect(saga.steps[GRANT]).toMatchObject({ status: 'COMPENSATING', uncertain: true });
     });
 
     it('given the capture declined, then access is revoked and then the authorization voided: reverse order', () => {
@@ -128,6 +134,23 @@ describe('the orchestrated checkout saga', () => {
       expect(saga).toMatchObject({ status: 'INTERVENTION', current: CAPTURE, undoing: false, toUndo: [] });
       expect(saga.intervention).toContain('never undone blind');
       expect(commands).toEqual([]);
+    });
+
+    it('given the pivot waiting for a person, when its next deadline passes, then it is asked again: it never gives up', () => {
+      const stuck = given(...upTo(CAPTURE), ...times(4, deadline));
+
+      const { saga, commands } = when(stuck, deadline);
+
+      expect(saga.status).toBe('INTERVENTION');
+      expect(commands).toEqual([{ step: CAPTURE, kind: 'action', executes: CAPTURE, attempt: 5 }]);
+    });
+
+    it('given a failed send, when the same failure is reported again or an older send fails late, then nothing changes', () => {
+      const failed = given(start, done(VERIFY), { type: 'failed', step: AUTHORIZE, error: 'db down', attempt: 1 });
+
+      expect(when(failed, { type: 'failed', step: AUTHORIZE, error: 'db down', attempt: 1 }).saga).toBe(failed);
+      const resent = evolve(failed, deadline, policy);
+      expect(when(resent, { type: 'failed', step: AUTHORIZE, error: 'late', attempt: 1 }).saga).toBe(resent);
     });
 
     it('given the welcome email never answered, when its limit is reached, then a person is asked, never compensation', () => {
@@ -218,7 +241,13 @@ describe('the orchestrated checkout saga', () => {
 
     it('given a saga that waits for nothing, then it has no deadline', () => {
       expect(deadlineOf(given(...upTo(EMAIL), done(EMAIL)), now, policy)).toBeUndefined();
-      expect(deadlineOf(given(...upTo(CAPTURE), ...times(4, deadline)), now, policy)).toBeUndefined();
+      expect(deadlineOf(given(...upTo(EMAIL), ...times(3, deadline)), now, policy)).toBeUndefined();
+    });
+
+    it('given the pivot waiting for a person, then it still has a deadline, the wait capped', () => {
+      const stuck = given(...upTo(CAPTURE), ...times(20, deadline));
+
+      expect(deadlineOf(stuck, now, policy)).toEqual(new Date(now.getTime() + 64_000));
     });
   });
 });

@@ -35,7 +35,7 @@ export const CHECKOUT_SAGA: readonly StepDefinition[] = [
 export interface SagaPolicy {
   /** Sends of a step before giving up on it (compensable steps are then undone). */
   stepAttempts: number;
-  /** Sends of the pivot before a person is asked to find out what happened. */
+  /** Sends of the pivot before a person is alerted; it goes on trying until it knows. */
   pivotAttempts: number;
   /** Sends of a compensation before a person takes over. */
   compensationAttempts: number;
@@ -84,8 +84,8 @@ export type SagaInput =
   | { type: 'done'; step: ForwardStep; undoing?: boolean }
   /** A definitive business "no": the step had no effect. */
   | { type: 'refused'; step: ForwardStep; reason: string }
-  /** The participant tried and failed (its transaction rolled back): no effect, try again. */
-  | { type: 'failed'; step: ForwardStep; undoing?: boolean; error: string }
+  /** The participant tried and failed (its writes rolled back; an outside effect may remain). */
+  | { type: 'failed'; step: ForwardStep; undoing?: boolean; error: string; attempt?: number }
   /** No answer by the deadline: the step may or may not have had its effect. */
   | { type: 'deadline' }
   /** A person resumes a saga in intervention. */
@@ -103,6 +103,23 @@ export interface SagaCommand {
 
 const definitionOf = (step: ForwardStep): StepDefinition => CHECKOUT_SAGA.find((d) => d.step === step)!;
 const isActive = (status: SagaStatus) => status === 'RUNNING' || status === 'COMPENSATING';
+
+/** Longest wait between two sends, in step timeouts: 2^6. */
+const MAX_BACKOFF_EXPONENT = 6;
+
+/**
+ * Whether the saga still sends by itself: when it runs or compensates, and when the pivot waits
+ * for a person, because the pivot is never given up on: it goes on asking until it knows.
+ */
+function keepsTrying(saga: Saga): boolean {
+  if (isActive(saga.status)) return true;
+  return (
+    saga.status === 'INTERVENTION' &&
+    !saga.undoing &&
+    definitionOf(saga.current).class === 'pivot' &&
+    saga.steps[saga.current].status === 'STARTED'
+  );
+}
 
 export function newSaga(): Saga {
   const steps = Object.fromEntries(
@@ -122,9 +139,11 @@ export function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga {
     case 'retry':
       return saga.status === 'INTERVENTION' ? resume(saga) : saga;
     case 'deadline':
-      if (!isActive(saga.status)) return saga;
+      if (!keepsTrying(saga)) return saga;
+      // The pivot in intervention is sent again, and still waits for a person (or its answer).
+      if (saga.status === 'INTERVENTION') return { ...resend(saga), status: 'INTERVENTION' };
       // After a failure, the deadline was the backoff: now send again. Otherwise it is silence.
-      return saga.backingOff ? resend(saga) : giveUpOrResend(saga, policy, { uncertain: true });
+      return saga.backingOff ? resend(saga) : giveUpOrResend(saga, policy, { silent: true });
   }
   if (input.step !== saga.current || Boolean('undoing' in input && input.undoing) !== saga.undoing) return saga;
   // A late answer can settle an intervention: the saga then carries on from it.
@@ -135,21 +154,26 @@ export function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga {
     case 'done':
       return settled.undoing ? undone(settled) : done(settled);
     case 'refused':
-      return settled.undoing ? settled : refused(settled, input.reason);
-    case 'failed':
-      return giveUpOrResend(settled, policy, { uncertain: false, error: input.error });
+      return refused(settled, input.reason);
+    case 'failed': {
+      // Known already (a repeat), or about an earlier send than the current one: nothing new.
+      const sends = saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;
+      if (saga.backingOff || (input.attempt !== undefined && input.attempt < sends)) return saga;
+      return giveUpOrResend(settled, policy, { silent: false, error: input.error });
+    }
   }
 }
 
 /** The commands that learning `input` calls for: the next send, if the saga moved or must resend. */
 export function decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCommand[] {
   const next = evolve(saga, input, policy);
-  if (!isActive(next.status)) return [];
+  if (!keepsTrying(next)) return [];
   const attempts = (s: Saga) => (s.undoing ? s.steps[s.current].compensationAttempts : s.steps[s.current].attempts);
+  // A new step, a new send of the same one, or a resumption: each is a command. Stopping for a person is not.
   const moved =
     next.current !== saga.current ||
     next.undoing !== saga.undoing ||
-    next.status !== saga.status ||
+    (next.status !== saga.status && next.status !== 'INTERVENTION') ||
     attempts(next) !== attempts(saga);
   if (!moved) return [];
   return [
@@ -164,10 +188,10 @@ export function decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCo
 
 /** When the saga must have heard about its current send; none when it waits for nothing. */
 export function deadlineOf(saga: Saga, now: Date, policy: SagaPolicy): Date | undefined {
-  if (!isActive(saga.status)) return undefined;
+  if (!keepsTrying(saga)) return undefined;
   const record = saga.steps[saga.current];
   const sends = saga.undoing ? record.compensationAttempts : record.attempts;
-  return new Date(now.getTime() + policy.stepTimeoutMs * 2 ** Math.max(0, sends - 1));
+  return new Date(now.getTime() + policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sends - 1), MAX_BACKOFF_EXPONENT));
 }
 
 function send(saga: Saga, step: ForwardStep): Saga {
@@ -236,9 +260,9 @@ function compensate(saga: Saga, failed: ForwardStep, reason: string, outcome: 'r
 
 function refused(saga: Saga, reason: string): Saga {
   const step = saga.current;
-  // Whatever an earlier send did, a participant answers a repeat with the step's current state
-  // (its key is the same): a refusal proves the step never took effect, so it is not undone.
-  const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const, uncertain: false } };
+  // A refusal answers this send; if an earlier one went unanswered, the step stays uncertain
+  // (and is undone with the others: its compensation accepts "never happened").
+  const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const } };
   const kind = definitionOf(step).class;
   if (kind === 'retriable') return intervene({ ...saga, steps }, `${step} refused after the pivot: ${reason}`);
   return compensate({ ...saga, steps }, step, reason, kind === 'verify' ? 'rejected' : 'failed');
@@ -247,17 +271,18 @@ function refused(saga: Saga, reason: string): Saga {
 const resend = (saga: Saga): Saga => (saga.undoing ? sendCompensation(saga, saga.current) : send(saga, saga.current));
 
 /**
- * No answer, or a failure: send again, or give up as the step's class says. After silence the
- * send goes at once (the deadline was the wait); after a failure it waits for a backoff first.
+ * No answer, or a failure: send again, or give up as the step's class says. Either way the step
+ * is now uncertain: silence tells nothing, and a failure rolls back our writes but not what the
+ * outside world (a card gateway) may have done. After silence the send goes at once (the deadline
+ * was the wait); after a failure it waits for a backoff first.
  */
-function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { uncertain: boolean; error?: string }): Saga {
+function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { silent: boolean; error?: string }): Saga {
   const step = saga.current;
   const record = saga.steps[step];
-  const uncertain = record.uncertain || why.uncertain;
-  const marked = { ...saga, steps: { ...saga.steps, [step]: { ...record, uncertain } } };
+  const marked = { ...saga, steps: { ...saga.steps, [step]: { ...record, uncertain: true } } };
   const cause = why.error ? `failed (${why.error})` : 'did not answer';
 
-  const again = (next: Saga) => (why.uncertain ? resend(next) : { ...next, backingOff: true });
+  const again = (next: Saga) => (why.silent ? resend(next) : { ...next, backingOff: true });
 
   if (saga.undoing) {
     if (record.compensationAttempts < policy.compensationAttempts) return again(marked);
@@ -271,7 +296,7 @@ function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { uncertain: boolea
     case 'pivot':
       return intervene(
         marked,
-        `${step} ${cause} ${record.attempts} times: whether the money was taken is unknown, and the pivot is never undone blind`,
+        `${step} ${cause} ${record.attempts} times: whether the money was taken is unknown; the pivot is never undone blind, and is still being asked`,
       );
     case 'retriable':
       return intervene(marked, `${step} ${cause} ${record.attempts} times`);
@@ -296,6 +321,11 @@ function intervene(saga: Saga, why: string): Saga {
 function resume(saga: Saga): Saga {
   const record = saga.steps[saga.current];
   const fresh = saga.undoing ? { ...record, compensationAttempts: 0 } : { ...record, attempts: 0 };
-  const reset = { ...saga, steps: { ...saga.steps, [saga.current]: fresh }, intervention: undefined };
+  const reset = {
+    ...saga,
+    steps: { ...saga.steps, [saga.current]: fresh },
+    intervention: undefined,
+    interruptedWhile: undefined,
+  };
   return resend(reset);
 }

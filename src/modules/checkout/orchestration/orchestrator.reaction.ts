@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type Delivery, OnMessage } from '../../../infra/outbox';
 import {
   BillingStepFailed,
@@ -13,6 +15,7 @@ import { BuyerRejected, BuyerVerified, IdentityStepFailed } from '../../identity
 import { NotificationsStepFailed, WelcomeEmailSent } from '../../notifications/contracts';
 import { ORCHESTRATED, type StepFailedPayload } from '../contracts';
 import type { ForwardStep } from '../domain/checkout';
+import { StaleSagaWriteError } from '../database/sagas.repository';
 import { CHECKOUT_SAGA, type SagaInput } from '../domain/checkout.saga';
 import { SagaRunner } from './saga.runner';
 
@@ -34,26 +37,34 @@ const INPUTS: Record<string, (reply: Reply) => SagaInput> = {
   ...Object.fromEntries(
     [IdentityStepFailed, BillingStepFailed, ContentStepFailed, NotificationsStepFailed].map((contract) => [
       contract.type,
-      (r: Reply): SagaInput => failedInput(r.step!, r.error!),
+      (r: Reply): SagaInput => failedInput(r.step!, r.error!, r.attempt!),
     ]),
   ),
 };
 
 /** A failure names the action or the compensation that failed; the saga knows steps by their action. */
-function failedInput(executed: string, error: string): SagaInput {
+function failedInput(executed: string, error: string, attempt: number): SagaInput {
   const compensated = CHECKOUT_SAGA.find((d) => d.compensation === executed);
   return compensated
-    ? { type: 'failed', step: compensated.step, undoing: true, error }
-    : { type: 'failed', step: executed as ForwardStep, error };
+    ? { type: 'failed', step: compensated.step, undoing: true, error, attempt }
+    : { type: 'failed', step: executed as ForwardStep, error, attempt };
 }
+
+/** Tries of one answer when other instances keep writing the same saga. */
+const STALE_WRITE_TRIES = 5;
 
 /**
  * Orchestration: the orchestrator hears the participants' answers (the same events the
- * choreography uses, for orchestrated checkouts only) and hands each to the saga.
+ * choreography uses, for orchestrated checkouts only) and hands each to the saga. When another
+ * instance wrote the saga meanwhile (its deadline sweep, another answer), the answer is applied
+ * again, in a savepoint, to the newer state, rather than failing the whole delivery.
  */
 @Injectable()
 export class OrchestratorReaction {
-  constructor(private readonly runner: SagaRunner) {}
+  constructor(
+    private readonly runner: SagaRunner,
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+  ) {}
 
   @OnMessage(
     [
@@ -77,6 +88,15 @@ export class OrchestratorReaction {
   )
   async onAnswer(reply: Reply, delivery: Delivery): Promise<void> {
     const input = INPUTS[delivery.type](reply);
-    await this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error });
+    for (let tries = 1; ; tries += 1) {
+      try {
+        await this.txHost.withTransaction(Propagation.Nested, () =>
+          this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error }),
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof StaleSagaWriteError) || tries >= STALE_WRITE_TRIES) throw error;
+      }
+    }
   }
 }

@@ -91,7 +91,11 @@ export class SagaRunner {
       if (error instanceof StaleSagaWriteError) this.staleWrites.inc();
       throw error;
     }
-    if ('step' in input) await this.sagas.recordAnswer(checkoutId, input.step, detail);
+    // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
+    if ('step' in input) {
+      const undoing = 'undoing' in input && input.undoing;
+      await this.sagas.recordAnswer(checkoutId, input.step, undoing ? { error: detail.error } : detail);
+    }
     await this.apply(checkout, stored.saga, saga, input, decide(stored.saga, input, this.config.policy));
     return saga;
   }
@@ -116,7 +120,11 @@ export class SagaRunner {
 
   /** The message for a command: the same idempotency key for every send of a step and for its compensation. */
   private commandFor(checkout: CheckoutRow, saga: Saga, command: SagaCommand): Answer {
-    const base = { checkoutId: checkout.id, idempotencyKey: `${checkout.id}:${command.step}` };
+    const base = {
+      checkoutId: checkout.id,
+      idempotencyKey: `${checkout.id}:${command.step}`,
+      attempt: command.attempt,
+    };
     const buyer = { userId: checkout.user_id, planId: checkout.plan_id };
     const reason = saga.reason ?? 'undone';
     switch (command.executes) {

@@ -18,7 +18,7 @@ import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { SagasRepository } from '../database/sagas.repository';
+import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
 import type { SagaStatus } from '../domain/checkout.saga';
 import { SagaRunner } from './saga.runner';
 
@@ -72,7 +72,10 @@ export class SagasController {
     // What the retry causes belongs to the checkout's process, not to this request.
     this.cls.set('correlationId', checkout.correlation_id);
     this.cls.set('headers', ORCHESTRATED);
-    const saga = await this.runner.handle(id, { type: 'retry' });
+    const saga = await this.runner.handle(id, { type: 'retry' }).catch((error: unknown) => {
+      if (error instanceof StaleSagaWriteError) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);
+      throw error;
+    });
     return { id, status: saga?.status, currentStep: saga?.current, undoing: saga?.undoing };
   }
 }

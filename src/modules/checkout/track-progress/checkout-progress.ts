@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CheckoutMetrics } from '../checkout.metrics';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { advance, type ProgressFact } from '../domain/checkout';
+import { advance, isTerminal, type ProgressFact } from '../domain/checkout';
 
 /**
  * Writes what is learned about a checkout into its status read model, under a lock on the row:
@@ -26,6 +26,6 @@ export class CheckoutProgressRecorder {
     const next = advance(current, fact);
     if (!next) return;
     const saved = await this.checkouts.saveProgress(checkoutId, next);
-    if (next.status !== current.status && next.status !== 'PENDING') this.metrics.observeOutcome(saved);
+    if (isTerminal(next.status)) this.metrics.observeOutcome(saved);
   }
 }

@@ -9,8 +9,9 @@ import { CheckoutProgressRecorder } from './checkout-progress';
 /**
  * The watch a choreography lacks: a choreographed checkout that has made no progress for
  * CHECKOUT_STALLED_AFTER_MS (a message lost, a participant that took its work and never
- * answered) goes to INTERVENTION, where a person looks at its timeline. If it moves again after
- * all, its status follows. Runs with the orchestrator role.
+ * answered) goes to INTERVENTION, where a person looks at its timeline. If it moves on after all,
+ * its step follows, and it leaves INTERVENTION when it ends or a dead letter of it is redriven.
+ * Runs with the orchestrator role.
  */
 @Injectable()
 export class StalledCheckouts {

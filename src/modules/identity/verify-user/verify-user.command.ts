@@ -22,7 +22,7 @@ export class VerifyUserCommandHandler {
   ) {}
 
   @OnMessage(VerifyUserCommand, { consumer: 'identity.verify-user-command' })
-  handle({ checkoutId, userId }: VerifyUserCommandPayload): Promise<void> {
+  handle({ checkoutId, userId, attempt }: VerifyUserCommandPayload): Promise<void> {
     return this.commands.execute(
       { aggregateId: checkoutId },
       async () => {
@@ -36,7 +36,7 @@ export class VerifyUserCommandHandler {
           ? answer(BuyerVerified, { checkoutId, userId, country: verdict.country })
           : answer(BuyerRejected, { checkoutId, userId, reason: verdict.reason });
       },
-      (error) => answer(IdentityStepFailed, { checkoutId, step: STEP, error }),
+      (error) => answer(IdentityStepFailed, { checkoutId, step: STEP, error, attempt }),
     );
   }
 }

@@ -19,7 +19,7 @@ export class SendWelcomeEmailCommandHandler {
     private readonly commands: CommandExecution,
   ) {}
 
-  @OnMessage(SendWelcomeEmailCommand, { consumer: 'notifications.send-welcome-email-command' })
+  @OnMessage(SendWelcomeEmailCommand, { consumer: 'notifications.send-welcome-email-command', exclusive: true })
   handle(command: SendWelcomeEmailCommandPayload): Promise<void> {
     return this.commands.execute(
       { aggregateId: command.checkoutId },
@@ -29,7 +29,13 @@ export class SendWelcomeEmailCommandHandler {
           ? answer(WelcomeEmailSent, { checkoutId: command.checkoutId, emailId: run.result.emailId })
           : undefined;
       },
-      (error) => answer(NotificationsStepFailed, { checkoutId: command.checkoutId, step: STEP, error }),
+      (error) =>
+        answer(NotificationsStepFailed, {
+          checkoutId: command.checkoutId,
+          step: STEP,
+          error,
+          attempt: command.attempt,
+        }),
     );
   }
 }

@@ -12,8 +12,11 @@ export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean 
 /**
  * Step 5 of a checkout: welcome the buyer. It only ever follows a captured payment, because an
  * email cannot be taken back; a failure is retried until sent, never compensated. The email is
- * recorded before it is handed to the transport, in the same transaction: if sending fails the
- * record rolls back and the next attempt sends; a record means it went.
+ * recorded, then handed to the transport, in one transaction: if sending fails, the record rolls
+ * back and the next attempt sends. If the commit fails after the transport took the email, the
+ * next attempt sends it again: email is delivered at least once (SMTP has no idempotency key),
+ * and everything else about it happens once. Its consumers are exclusive, so that no other
+ * delivery's failure ever makes it send again.
  */
 @Injectable()
 export class SendWelcomeEmail {
@@ -47,7 +50,7 @@ export class SendWelcomeEmail {
       text: `Hello ${buyer.name},\n\nyour ${planId} plan is ready. Enjoy it.\n`,
     };
     const emailId = randomUUID();
-    // The unique key makes a concurrent second attempt wait here, then fail and retry, and then find the first.
+    // The unique key makes a concurrent second attempt wait here, then fail, and on its retry find the first.
     await tx.query(
       `INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
        VALUES ($1, $2, $3, $4, $5, $6)`,

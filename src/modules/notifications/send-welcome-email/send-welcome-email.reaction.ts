@@ -23,7 +23,7 @@ export class SendWelcomeEmailReaction {
     private readonly outbox: OutboxPublisher,
   ) {}
 
-  @OnMessage(PaymentCaptured, { consumer: 'notifications.send-welcome-email', where: CHOREOGRAPHED })
+  @OnMessage(PaymentCaptured, { consumer: 'notifications.send-welcome-email', where: CHOREOGRAPHED, exclusive: true })
   async onPaymentCaptured({ checkoutId, userId, planId }: PaymentPayload): Promise<void> {
     const { answered, result } = await this.steps.run(
       STEP,
