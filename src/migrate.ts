@@ -27,6 +27,6 @@ async function migrate(): Promise<void> {
 }
 
 migrate().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
