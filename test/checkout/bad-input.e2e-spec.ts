@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TestApp } from '../support/test-app';
+import { ADMIN_TOKEN, TestApp } from '../support/test-app';
 
 /** Every row of every table that a request could write. */
 const TABLES = [
@@ -150,6 +150,24 @@ describe('Bad input', () => {
     const response = await app.http().get(path).expect(status).expect('content-type', /json/);
 
     expect(response.body.statusCode).toBe(status);
+  });
+
+  it.each([
+    ['/admin/dead-letters?limit=0', 'limit'],
+    ['/admin/dead-letters?limit=501', 'limit'],
+    ['/admin/dead-letters?limit=ten', 'limit'],
+    ['/admin/dead-letters?status=lost', 'status'],
+    ['/admin/sagas?limit=1.5', 'limit'],
+    ['/admin/sagas?state=DONE', 'state'],
+  ])('when an operator GETs %s, then the answer is 400 JSON naming %s', async (path, field) => {
+    const response = await app
+      .http()
+      .get(path)
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .expect(400)
+      .expect('content-type', /json/);
+
+    expect(response.body.details).toEqual([expect.objectContaining({ field })]);
   });
 
   it('when an email is taken, whatever its case, then creating the user again is a 409', async () => {

@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { AdminOnly } from '../admin/admin.guard';
+import { ListLimit } from '../http/list-limit';
 import { type DeadLetter, DeadLetters, type DeadLetterStatus } from './dead-letters';
 
 class DeadLetterQuery {
@@ -17,12 +17,7 @@ class DeadLetterQuery {
   @MaxLength(200)
   consumer?: string;
 
-  @ApiPropertyOptional({ default: 100, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @ListLimit(100)
   limit?: number;
 }
 

@@ -11,11 +11,11 @@ import {
 } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Transactional } from '@nestjs-cls/transactional';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsIn, IsOptional } from 'class-validator';
 import { ClsService } from 'nestjs-cls';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
+import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
@@ -30,12 +30,7 @@ class SagaQuery {
   @IsIn(SAGA_STATUSES)
   state?: SagaStatus;
 
-  @ApiPropertyOptional({ default: 50, maximum: 500 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
+  @ListLimit(50)
   limit?: number;
 }
 
