@@ -16,4 +16,7 @@ module.exports = {
   testTimeout: 60_000,
   slowTestThreshold: 20,
   maxWorkers: 2,
+  // Every file boots the whole app, and a worker keeps part of each file's modules: past ~600 MB
+  // it is slow to exit at the end. Recycling a worker above this keeps memory and the end clean.
+  workerIdleMemoryLimit: '400MB',
 };
