@@ -2,18 +2,17 @@ import {
   type BeforeApplicationShutdown,
   Inject,
   Injectable,
-  Logger,
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource, type EntityManager } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseConnector } from '../database/database.connector';
 import { PgListener } from '../database/pg-listener';
-import { describeError } from '../errors';
 import { Faults } from '../faults/faults';
 import { AppRoles } from '../roles/app-roles';
+import type { PeriodicTask } from '../scheduling/periodic-task';
+import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import type { OutboxMessage } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
@@ -55,17 +54,13 @@ export const MESSAGE_COLUMNS =
  * FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows and never wait for
  * each other; it is pushed, then marked published in the same transaction. Dying between push
  * and mark only means the batch is pushed again: deterministic job ids and the consumers' inbox
- * absorb that. Woken by NOTIFY at commit, and by a timer in case a notification is missed.
+ * absorb that. Woken after each commit that wrote to the outbox (in this process directly, from
+ * others by NOTIFY), and by a timer in case a signal is missed.
  */
 @Injectable()
 export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('OutboxRelay');
+  private readonly task: PeriodicTask;
   private listener?: PgListener;
-  private draining?: Promise<void>;
-  private wokenWhileDraining = false;
-  private running = false;
-  private stopped = false;
-  private failing = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -75,10 +70,15 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly metrics: OutboxMetrics,
     private readonly faults: Faults,
     private readonly roles: AppRoles,
-    private readonly scheduler: SchedulerRegistry,
+    tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
     @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
-  ) {}
+  ) {
+    // A batch that fails stays unpublished; the task tries again at its next tick.
+    this.task = tasks.register('outbox-relay', 'relay', config.relayIntervalMs, () => this.drain(), {
+      runAtStart: true,
+    });
+  }
 
   onModuleInit(): void {
     this.faults.declare({
@@ -93,56 +93,32 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     });
   }
 
+  /** Other processes' commits reach this relay by NOTIFY. */
   onApplicationBootstrap(): void {
     if (!this.roles.has('relay')) return;
     void this.connector.ready.then(() => {
-      if (this.stopped) return;
-      this.running = true;
+      if (this.task.isStopped) return;
       this.listener = new PgListener(this.database.url, OUTBOX_CHANNEL, () => this.wake());
       this.listener.start();
-      this.scheduler.addInterval(
-        'outbox-relay',
-        setInterval(() => this.wake(), this.config.relayIntervalMs),
-      );
-      this.wake();
     });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    if (this.scheduler.doesExist('interval', 'outbox-relay')) this.scheduler.deleteInterval('outbox-relay');
     await this.listener?.stop();
-    await this.draining;
   }
 
   /** Whether this process relays (APP_ROLES has `relay`) and has started to. */
   get active(): boolean {
-    return this.running && !this.stopped;
+    return this.task.isActive;
   }
 
   /** Relays everything pending now; a wake-up during a drain makes it go round once more. */
   wake(): void {
-    if (!this.active) return;
-    if (this.draining) {
-      this.wokenWhileDraining = true;
-      return;
-    }
-    this.draining = this.drain().finally(() => (this.draining = undefined));
+    this.task.wake();
   }
 
   private async drain(): Promise<void> {
-    try {
-      do {
-        this.wokenWhileDraining = false;
-        while (!this.stopped && (await this.relayBatch()) === this.config.relayBatchSize);
-      } while (this.wokenWhileDraining && !this.stopped);
-      if (this.failing) this.logger.log('Relaying again');
-      this.failing = false;
-    } catch (error) {
-      // The batch stays unpublished and the next tick tries again; say so once per outage.
-      if (!this.failing) this.logger.error(`Relay failed, will retry: ${describeError(error)}`);
-      this.failing = true;
-    }
+    while (!this.task.isStopped && (await this.relayBatch()) === this.config.relayBatchSize);
   }
 
   /** Claims, pushes and marks one batch; returns how many messages it relayed. */

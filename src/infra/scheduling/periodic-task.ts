@@ -4,28 +4,35 @@ import { describeError } from '../errors';
 
 /**
  * Background work on a @nestjs/schedule interval: one run at a time (a tick that finds the
- * previous run still going is skipped), a failure logged and retried at the next tick, and a
- * stop that waits for the run in progress.
+ * previous run still going is skipped), a stop that waits for the run in progress, and a failure
+ * retried at the next tick and logged once per outage, not once per tick. `wake()` asks for a run
+ * before the next tick: at once, or right after the run in progress.
  */
 export class PeriodicTask {
   private readonly logger: Logger;
   private running?: Promise<void>;
+  private wokenWhileRunning = false;
+  private started = false;
   private stopped = false;
+  private failing = false;
 
   constructor(
     private readonly name: string,
     private readonly intervalMs: number,
     private readonly work: () => Promise<unknown>,
+    private readonly runAtStart = false,
   ) {
     this.logger = new Logger(name);
   }
 
   start(scheduler: SchedulerRegistry): void {
     if (this.stopped) return;
+    this.started = true;
     scheduler.addInterval(
       this.name,
       setInterval(() => void this.runNow(), this.intervalMs),
     );
+    if (this.runAtStart) void this.runNow();
   }
 
   async stop(scheduler: SchedulerRegistry): Promise<void> {
@@ -37,14 +44,38 @@ export class PeriodicTask {
   /** Runs now, unless a run is in progress or the task has stopped. */
   async runNow(): Promise<void> {
     if (this.running || this.stopped) return;
-    this.running = this.work()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.warn(`${this.name} failed, will retry: ${describeError(error)}`))
-      .finally(() => (this.running = undefined));
+    this.running = this.runUntilSettled().finally(() => (this.running = undefined));
     await this.running;
+  }
+
+  /** Runs now, or once more as soon as the run in progress ends. */
+  wake(): void {
+    if (!this.isActive) return;
+    if (this.running) this.wokenWhileRunning = true;
+    else void this.runNow();
+  }
+
+  /** Started in this process (its role, the database ready) and not stopped. */
+  get isActive(): boolean {
+    return this.started && !this.stopped;
   }
 
   get isStopped(): boolean {
     return this.stopped;
+  }
+
+  private async runUntilSettled(): Promise<void> {
+    do {
+      this.wokenWhileRunning = false;
+      try {
+        await this.work();
+        if (this.failing) this.logger.log(`${this.name} works again`);
+        this.failing = false;
+      } catch (error) {
+        if (!this.failing) this.logger.warn(`${this.name} failed, will retry: ${describeError(error)}`);
+        this.failing = true;
+        return;
+      }
+    } while (this.wokenWhileRunning && !this.stopped);
   }
 }

@@ -20,8 +20,15 @@ export class PeriodicTasks implements OnApplicationBootstrap, BeforeApplicationS
     private readonly roles: AppRoles,
   ) {}
 
-  register(name: string, role: AppRole, intervalMs: number, work: () => Promise<unknown>): PeriodicTask {
-    const task = new PeriodicTask(name, intervalMs, work);
+  /** `runAtStart`: run once as soon as the task starts, not only after the first interval. */
+  register(
+    name: string,
+    role: AppRole,
+    intervalMs: number,
+    work: () => Promise<unknown>,
+    { runAtStart = false } = {},
+  ): PeriodicTask {
+    const task = new PeriodicTask(name, intervalMs, work, runAtStart);
     this.tasks.push({ task, role });
     return task;
   }
