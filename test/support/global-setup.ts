@@ -5,7 +5,13 @@ import { AppModule } from '../../src/app.module';
 import { dataSourceOptions } from '../../src/infra/database/data-source.options';
 import { recreateDatabase } from './test-database';
 import { answers } from './services';
-import { assertTestDatabase, databaseName, TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env';
+import {
+  assertTestDatabase,
+  templateDatabaseName,
+  TEST_DATABASE_URL,
+  TEST_REDIS_URL,
+  withDatabaseName,
+} from './test-env';
 
 /**
  * Once per run: checks the services, then builds the migrated template database that every test
@@ -24,9 +30,15 @@ export default async function globalSetup(): Promise<void> {
   }
 
   process.env.TEST_RUN_ID ??= randomBytes(3).toString('hex');
-  await recreateDatabase(databaseName(TEST_DATABASE_URL));
+  const template = templateDatabaseName();
+  await recreateDatabase(template);
   const dataSource = new DataSource({
-    ...dataSourceOptions({ url: TEST_DATABASE_URL, poolSize: 2, migrationsRun: false, retryMs: 1_000 }),
+    ...dataSourceOptions({
+      url: withDatabaseName(TEST_DATABASE_URL, template),
+      poolSize: 2,
+      migrationsRun: false,
+      retryMs: 1_000,
+    }),
     logger: undefined,
     logging: false,
   });

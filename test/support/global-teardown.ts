@@ -1,14 +1,14 @@
 import { Client } from 'pg';
 import { escapeIdentifier } from 'pg';
 import IORedis from 'ioredis';
-import { runId, TEST_DATABASE_URL, TEST_REDIS_URL, withDatabaseName, databaseName } from './test-env';
+import { runDatabasePrefix, runId, TEST_DATABASE_URL, TEST_REDIS_URL, withDatabaseName } from './test-env';
 
 /** Removes whatever this run's tests left behind: their databases and their Redis keys. */
 export default async function globalTeardown(): Promise<void> {
   const client = new Client({ connectionString: withDatabaseName(TEST_DATABASE_URL, 'postgres') });
   await client.connect();
   try {
-    const prefix = `${databaseName(TEST_DATABASE_URL)}_${runId()}_`;
+    const prefix = runDatabasePrefix();
     const { rows } = await client.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
       [prefix],

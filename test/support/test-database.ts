@@ -1,5 +1,11 @@
 import { Client, escapeIdentifier, Pool } from 'pg';
-import { assertTestDatabase, databaseName, runId, TEST_DATABASE_URL, withDatabaseName } from './test-env';
+import {
+  assertTestDatabase,
+  runDatabasePrefix,
+  templateDatabaseName,
+  TEST_DATABASE_URL,
+  withDatabaseName,
+} from './test-env';
 
 const maintenanceUrl = () => withDatabaseName(TEST_DATABASE_URL, 'postgres');
 
@@ -47,8 +53,8 @@ export class TestDatabase {
   }
 
   static async create(): Promise<TestDatabase> {
-    const name = `${databaseName(TEST_DATABASE_URL)}_${runId()}_${process.env.JEST_WORKER_ID ?? 0}_${++created}`;
-    await recreateDatabase(name, databaseName(TEST_DATABASE_URL));
+    const name = `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? 0}_${++created}`;
+    await recreateDatabase(name, templateDatabaseName());
     return new TestDatabase(name);
   }
 

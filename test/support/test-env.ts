@@ -6,6 +6,15 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6
 /** Set by the global setup; names this run's databases and Redis keys. */
 export const runId = (): string => process.env.TEST_RUN_ID ?? 'local';
 
+/**
+ * Every database of this run starts with this: two runs on one server (two checkouts of the
+ * project, say) never touch each other's, and the teardown drops them all.
+ */
+export const runDatabasePrefix = (): string => `${databaseName(TEST_DATABASE_URL)}_${runId()}_`;
+
+/** The migrated database that every test database of this run is copied from. */
+export const templateDatabaseName = (): string => `${runDatabasePrefix()}template`;
+
 export function databaseName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(1));
 }
