@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+/** One message as an SMTP server received it: the envelope, the headers and the raw text. */
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  /** Header names in lower case; folded lines unfolded. */
+  headers: Map<string, string>;
+  raw: string;
+}
+
+/**
+ * A real SMTP server on loopback, for tests that count what the app handed to the outside world:
+ * an email counts here once the SMTP conversation delivered it, whatever our own tables say.
+ */
+export class SmtpSink {
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly received: ReceivedMail[],
+  ) {}
+
+  static async start(): Promise<SmtpSink> {
+    const received: ReceivedMail[] = [];
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            headers: parseHeaders(raw),
+            raw,
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return new SmtpSink(server, received);
+  }
+
+  /** What the app's SMTP_URL should be. */
+  get url(): string {
+    const { port } = this.server.server.address() as AddressInfo;
+    return `smtp://127.0.0.1:${port}`;
+  }
+
+  /** The messages whose header `name` has this value (for example a Message-ID). */
+  withHeader(name: string, value: string): ReceivedMail[] {
+    return this.received.filter((mail) => mail.headers.get(name.toLowerCase()) === value);
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function parseHeaders(raw: string): Map<string, string> {
+  const head = raw.split(/\r?\n\r?\n/, 1)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const headers = new Map<string, string>();
+  for (const line of head.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+  }
+  return headers;
+}
