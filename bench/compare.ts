@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
@@ -100,8 +101,17 @@ interface Outcome {
 
 interface ModeReport {
   outcomes: Record<string, number>;
-  business: { p50: number; p95: number; p99: number; messagesPerCheckout: number; transactionsPerCheckout: number };
-  scenarios: Record<string, { status: string; durationMs: number }>;
+  business: {
+    p50: number;
+    p95: number;
+    p99: number;
+    /** Every business checkout's duration, sorted: the distribution the console draws. */
+    durationsMs: number[];
+    messagesPerCheckout: number;
+    transactionsPerCheckout: number;
+  };
+  /** `fault`: the injected rule's action (or `compensation-fail`); absent for business scenarios. */
+  scenarios: Record<string, { status: string; durationMs: number; fault?: string }>;
   invariants: { checked: number; violations: number };
 }
 
@@ -187,11 +197,13 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
     statuses.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});
   const byScenario = (list: Outcome[], scenarios: Scenario[]) =>
     Object.fromEntries(
-      scenarios.map(({ name }) => {
+      scenarios.map(({ name, faults: rules }) => {
         const runs = list.filter((o) => o.scenario === name);
         const statuses = [...new Set(runs.map((o) => o.status))].join('/');
         const duration = runs.map((o) => o.durationMs).sort((a, b) => a - b);
-        return [name, { status: statuses, durationMs: percentile(duration, 50) }];
+        const rule = rules?.[0];
+        const fault = rule && (rule.point.startsWith('compensation:') ? 'compensation-fail' : rule.action);
+        return [name, { status: statuses, durationMs: percentile(duration, 50), ...(fault ? { fault } : {}) }];
       }),
     );
   return {
@@ -200,6 +212,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
       p50: percentile(durations, 50),
       p95: percentile(durations, 95),
       p99: percentile(durations, 99),
+      durationsMs: durations.map((ms) => Math.round(ms)),
       messagesPerCheckout: businessOutcomes.reduce((sum, o) => sum + o.messages, 0) / businessOutcomes.length,
       transactionsPerCheckout: transactions / business.length,
     },
@@ -243,6 +256,19 @@ function print(reports: Record<Mode, ModeReport>): void {
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
 }
 
+/** Figures mean little without the machine they were measured on. */
+function machine() {
+  const cpus = os.cpus();
+  return {
+    hostname: os.hostname(),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+  };
+}
+
 async function main(): Promise<void> {
   await recreateBenchDatabase();
   await migrateBenchDatabase();
@@ -259,13 +285,17 @@ async function main(): Promise<void> {
     };
     await app.get(DataSource).query(`UPDATE identity.users SET status = 'blocked' WHERE id = $1`, [buyers.blocked]);
 
+    const measuredAt = new Date().toISOString();
     const reports = {} as Record<Mode, ModeReport>;
     for (const mode of MODES) reports[mode] = await runMode(app, buyers, mode);
     print(reports);
     const dir = path.join(__dirname, 'results');
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    writeFileSync(file, JSON.stringify({ settings: SETTINGS, repeat: REPEAT, reports }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports }, null, 2),
+    );
     console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
   } finally {
     await app.close();

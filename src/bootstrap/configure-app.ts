@@ -2,13 +2,13 @@ import { ConfigType } from '@nestjs/config';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { RequestHandler } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import { appConfig } from '../config/app.config';
 import { correlationMiddleware } from '../infra/context/context.module';
 import { errorBody } from '../infra/http/error-body';
 import { HttpErrorFilter } from '../infra/http/http-error.filter';
 import { createValidationPipe } from '../infra/http/validation.pipe';
+import { securityHeaders, serveConsole } from './console';
 
 /**
  * JSON.parse gives `__proto__` as an ordinary key, and whatever copies the body onto an object
@@ -35,9 +35,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useLogger(app.get(Logger));
   app.use(correlationMiddleware());
   if (!config.roles.has('api')) app.use(operationsOnly);
-  // The app is often served over plain HTTP (locally, behind a proxy): asking browsers to upgrade
-  // every request to HTTPS would break Swagger UI there.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
+  app.use(securityHeaders);
+  serveConsole(app);
   app.useBodyParser('json', { limit: config.httpBodyLimit, strict: true, reviver: refusePrototypeKeys });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());

@@ -1,6 +1,7 @@
 import { checkoutConfig, sagaConfig } from '../modules/checkout';
 import { mailConfig } from '../modules/notifications';
 import { outboxConfig } from '../infra/outbox/outbox.config';
+import { operationsConfig } from '../operations/operations.config';
 import { appConfig } from './app.config';
 import { databaseConfig } from './database.config';
 import { redisConfig } from './redis.config';
@@ -14,4 +15,5 @@ export const configFactories = [
   checkoutConfig,
   sagaConfig,
   mailConfig,
+  operationsConfig,
 ];

@@ -1,0 +1,23 @@
+import { Controller, Get, NotFoundException } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Comparisons } from './comparisons';
+
+/** Read-only: the console draws these figures; nothing here changes state. */
+@ApiTags('operations')
+@Controller('comparisons')
+export class ComparisonsController {
+  constructor(private readonly comparisons: Comparisons) {}
+
+  @Get('latest')
+  @ApiOkResponse({
+    description:
+      '`{file, comparison}`: the newest JSON that `npm run compare` wrote to bench/results/ (COMPARE_RESULTS_DIR), ' +
+      'with the machine and the time it was measured on',
+  })
+  @ApiNotFoundResponse({ description: 'No comparison has been run where this app runs' })
+  async latest() {
+    const latest = await this.comparisons.latest();
+    if (!latest) throw new NotFoundException('No comparison yet: run `npm run compare` where the app runs');
+    return latest;
+  }
+}

@@ -1,0 +1,24 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { appConfig, type AppConfig } from '../config/app.config';
+
+class Features {
+  @ApiProperty({ description: 'ADMIN_TOKEN is set: the /admin routes exist (and need it)' }) admin!: boolean;
+  @ApiProperty({ description: 'FAULT_INJECTION=true: /admin/faults exists' }) faultInjection!: boolean;
+}
+
+/**
+ * Which optional parts of the API this app runs with, so that a client (the console) can offer
+ * only what exists without probing routes for a 404. Says nothing secret: those routes say as much.
+ */
+@ApiTags('operations')
+@Controller('features')
+export class FeaturesController {
+  constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
+
+  @Get()
+  @ApiOkResponse({ type: Features })
+  features(): Features {
+    return { admin: Boolean(this.config.adminToken), faultInjection: this.config.faultInjection };
+  }
+}
