@@ -25,12 +25,10 @@ export const COMPENSATIONS = ['content.revoke-access', 'billing.void-authorizati
 const COMPENSATION_WORDS = /void-authorization|revoke-access|payment-voided|access-revoked/;
 
 const AXIS = 54;
-const LANE = 100;
 const HEAD = 34;
 const ROW = 16;
 const PX_PER_MS = 0.12;
-const MAX_GAP = 36;
-const LABEL_CHARS = 13;
+const MAX_GAP = 60;
 
 /** The step a delivery performed, if it is one of the five: consumers are named after their step. @param {Entry} entry */
 export const stepOf = (entry) => {
@@ -137,12 +135,14 @@ function shape(kind) {
 
 /**
  * One timeline's swimlanes, drawn on a layout shared with the others.
- * @param {Placed[]} placed @param {Layout} shared @param {{ mode: string, key: string }} options
+ * @param {Placed[]} placed @param {Layout} shared
+ * @param {{ mode: string, key: string, lane?: number }} options `lane`: a column's width, narrower side by side
  */
-export function drawLanes(placed, shared, { mode, key }) {
-  const width = AXIS + LANE * LANES.length;
+export function drawLanes(placed, shared, { mode, key, lane: laneWidth = 100 }) {
+  const labelChars = Math.floor((laneWidth - 22) / 6.2);
+  const width = AXIS + laneWidth * LANES.length;
   const height = HEAD + shared.height + 28;
-  const x = (/** @type {number} */ lane) => AXIS + lane * LANE + 12;
+  const x = (/** @type {number} */ lane) => AXIS + lane * laneWidth + 12;
   const yOf = (/** @type {number} */ y) => HEAD + 14 + y;
   const arrow = `arrow-${key}`;
   const svg = s('svg', {
@@ -175,8 +175,14 @@ export function drawLanes(placed, shared, { mode, key }) {
   LANES.forEach((lane, i) => {
     const title = i === 0 && mode === 'orchestration' ? 'orchestrator' : lane;
     svg.append(
-      s('rect', { x: AXIS + i * LANE, y: 0, width: LANE, height, class: `lane-bg lane-${i % 2 ? 'odd' : 'even'}` }),
-      s('text', { x: AXIS + i * LANE + 8, y: 20, class: 'lane-title' }, title),
+      s('rect', {
+        x: AXIS + i * laneWidth,
+        y: 0,
+        width: laneWidth,
+        height,
+        class: `lane-bg lane-${i % 2 ? 'odd' : 'even'}`,
+      }),
+      s('text', { x: AXIS + i * laneWidth + 8, y: 20, class: 'lane-title' }, title),
       s('line', { x1: x(i), y1: HEAD, x2: x(i), y2: height, class: 'lane-line' }),
     );
   });
@@ -257,7 +263,7 @@ export function drawLanes(placed, shared, { mode, key }) {
         s('title', {}, text),
         compensation ? s('circle', { r: 8, class: 'compensation-ring' }) : null,
         shape(entry.kind),
-        s('text', { x: 10, y: 4 }, label.length > LABEL_CHARS ? `${label.slice(0, LABEL_CHARS - 1)}…` : label),
+        s('text', { x: 10, y: 4 }, label.length > labelChars ? `${label.slice(0, labelChars - 1)}…` : label),
       ),
     );
   }

@@ -3,11 +3,13 @@ import { api } from './api.js';
 import { clock, h, messageOf, notice, replace, statusBadge } from './dom.js';
 
 /**
- * A button that runs one operator call, then says how it went and refreshes what it changed.
- * @param {string} label @param {() => Promise<unknown>} action @param {() => void} after @param {Record<string, string>} [data]
+ * A button that runs one operator call, then says how it went (beside it, or in `report` when what
+ * it changed is redrawn) and refreshes what it changed.
+ * @param {string} label @param {() => Promise<unknown>} action @param {() => void} after
+ * @param {Record<string, string>} [data] @param {HTMLElement} [report]
  */
-function actionButton(label, action, after, data = {}) {
-  const result = h('span', { class: 'action-result', role: 'status' });
+function actionButton(label, action, after, data = {}, report = undefined) {
+  const result = report ?? h('span', { class: 'action-result', role: 'status' });
   const button = h(
     'button',
     {
@@ -30,9 +32,9 @@ function actionButton(label, action, after, data = {}) {
   return h('span', { class: 'action' }, button, result);
 }
 
-/** @param {any} letter @param {() => void} after */
-const deadLetterActions = (letter, after) => [
-  actionButton('Redrive', () => api.redrive(letter.id), after, { action: 'redrive', id: letter.id }),
+/** @param {any} letter @param {() => void} after @param {HTMLElement} [report] */
+const deadLetterActions = (letter, after, report) => [
+  actionButton('Redrive', () => api.redrive(letter.id), after, { action: 'redrive', id: letter.id }, report),
   ' ',
   actionButton(
     'Discard',
@@ -43,20 +45,24 @@ const deadLetterActions = (letter, after) => [
     },
     after,
     { action: 'discard', id: letter.id },
+    report,
   ),
 ];
 
-/** What an operator can do for one checkout in INTERVENTION, shown on its watch panel. @param {{ id: string, mode: string }} checkout @param {() => void} after */
-export function operatorActions(checkout, after) {
+/**
+ * What an operator can do for one checkout in INTERVENTION, shown on its watch panel.
+ * @param {{ id: string, mode: string }} checkout @param {() => void} after @param {HTMLElement} report
+ */
+export function operatorActions(checkout, after, report) {
   const box = h('div', { class: 'operator-actions', 'data-operator': 'yes' }, h('h4', {}, '◉ Operator'));
   if (checkout.mode === 'orchestration') {
-    box.append(actionButton('Retry the saga', () => api.retrySaga(checkout.id), after, { action: 'retry' }));
+    box.append(actionButton('Retry the saga', () => api.retrySaga(checkout.id), after, { action: 'retry' }, report));
     return box;
   }
   const letters = h('div', {}, 'Looking for its dead letters…');
   box.append(
     letters,
-    actionButton('Resume', () => api.resumeCheckout(checkout.id), after, { action: 'resume' }),
+    actionButton('Resume', () => api.resumeCheckout(checkout.id), after, { action: 'resume' }, report),
   );
   api
     .deadLetters()
@@ -74,7 +80,7 @@ export function operatorActions(checkout, after) {
                   'li',
                   { 'data-dead-letter': d.id },
                   `☠ ${d.consumer} gave up on ${d.type} after ${d.attempts} attempts: ${d.error} `,
-                  deadLetterActions(d, after),
+                  deadLetterActions(d, after, report),
                 ),
               ),
             ),
@@ -103,6 +109,7 @@ export function renderOperate(container, context) {
     );
     return;
   }
+  const flash = h('div', { class: 'flash', role: 'status' });
   const sections = {
     deadLetters: h('section', { class: 'card', 'aria-labelledby': 'op-dead' }),
     sagas: h('section', { class: 'card', 'aria-labelledby': 'op-sagas' }),
@@ -112,6 +119,7 @@ export function renderOperate(container, context) {
   };
   container.append(
     h('p', {}, h('button', { type: 'button', onclick: () => load() }, '↻ Refresh')),
+    flash,
     h('div', { class: 'cards' }, Object.values(sections)),
   );
 
@@ -143,7 +151,7 @@ export function renderOperate(container, context) {
               ` gave up on ${d.type} after ${d.attempts} attempts (${clock(d.lastFailedAt)}): ${d.error}. Checkout `,
               link(d.message?.aggregateId ?? ''),
               ' ',
-              deadLetterActions(d, load),
+              deadLetterActions(d, load, flash),
             ),
           ),
         ),
@@ -162,7 +170,7 @@ export function renderOperate(container, context) {
               { 'data-saga': s.id },
               link(s.id),
               ` at ${s.current_step}${s.undoing ? ' (undoing)' : ''}: ${s.intervention ?? s.reason ?? ''} `,
-              actionButton('Retry', () => api.retrySaga(s.id), load, { action: 'retry' }),
+              actionButton('Retry', () => api.retrySaga(s.id), load, { action: 'retry' }, flash),
             ),
           ),
         ),
@@ -183,7 +191,7 @@ export function renderOperate(container, context) {
               ' ',
               statusBadge(c.status),
               ` at ${c.step}: ${c.failureReason ?? ''} `,
-              actionButton('Resume', () => api.resumeCheckout(c.id), load, { action: 'resume' }),
+              actionButton('Resume', () => api.resumeCheckout(c.id), load, { action: 'resume' }, flash),
             ),
           ),
         ),
@@ -219,7 +227,7 @@ export function renderOperate(container, context) {
               ),
             ),
         rules.length
-          ? actionButton('Clear every rule', () => api.clearFaults(), load, { action: 'clear-faults' })
+          ? actionButton('Clear every rule', () => api.clearFaults(), load, { action: 'clear-faults' }, flash)
           : null,
         h('p', { class: 'hint' }, 'Set a rule with a checkout, on the Start view.'),
       ];

@@ -26,10 +26,12 @@ export function renderWatch(container, context, param) {
     return;
   }
   const live = h('p', { class: 'live', role: 'status' });
+  const flash = h('div', { class: 'flash', role: 'status' });
   const panels = h('div', { class: ids.length > 1 ? 'panels side-by-side' : 'panels' });
   container.append(
     h('h2', {}, ids.length > 1 ? 'Watch: both modes, side by side on one time axis' : 'Watch a checkout'),
     live,
+    flash,
     legend(),
     panels,
   );
@@ -99,12 +101,16 @@ export function renderWatch(container, context, param) {
           head(checkout),
           stepList(checkout, timeline),
           context.operator && checkout.status === 'INTERVENTION'
-            ? operatorActions(checkout, () => void refreshNow())
+            ? operatorActions(checkout, () => void refreshNow(), flash)
             : null,
           h(
             'div',
             { class: 'lanes-scroll', tabindex: 0, 'aria-label': 'Swimlanes (scrolls sideways)' },
-            drawLanes(shared.panels[i], shared, { mode: checkout.mode, key: String(i) }),
+            drawLanes(shared.panels[i], shared, {
+              mode: checkout.mode,
+              key: String(i),
+              lane: loaded.length > 1 ? 100 : 150,
+            }),
           ),
           entryTable(checkout, timeline, openDetails.has(checkout.id)),
         ),
