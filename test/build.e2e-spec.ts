@@ -19,7 +19,7 @@ describe('The built app', () => {
     await database.drop();
   });
 
-  it('when built and started with npm start, then it serves /health, /docs and /docs-json within 20 s', async () => {
+  it('when built and started with npm start, then it serves /health, /docs, /docs-json and /console within 20 s', async () => {
     const startedAt = Date.now();
     app = await AppProcess.start({ DATABASE_URL: database.url }, ['npm', 'start']);
 
@@ -27,5 +27,7 @@ describe('The built app', () => {
     expect(Date.now() - startedAt).toBeLessThan(20_000);
     expect((await app.get('/docs')).status).toBe(200);
     expect((await app.get('/docs-json')).body).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+    expect((await app.get('/console/')).status).toBe(200);
+    expect((await app.get('/console/app.js')).status).toBe(200);
   });
 });
