@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { Faults } from '../../src/infra/faults/faults';
 import { launchChromium, openPage, type WatchedPage } from '../support/browser';
 import { CheckoutClient } from '../support/checkout-client';
 import { ADMIN_TOKEN, TestApp } from '../support/test-app';
@@ -193,10 +194,12 @@ describe('The checkout console, in Chromium', () => {
     await screenshot('email-redriven-completed');
   });
 
-  it('when opened without the operator token, then it shows no operator control anywhere', async () => {
+  it('when opened without the operator token, then it shows no operator control anywhere, even for a checkout in INTERVENTION', async () => {
+    app.get(Faults).set([{ point: 'consumer:notifications.send-welcome-email', action: 'fail' }]);
     const user = await client.createUser();
-    const stuck = await client.start({ userId: user.id, paymentMethod: 'pm_card_declined' });
-    await client.until(stuck, ['FAILED']);
+    const stuck = await client.start({ userId: user.id });
+    await client.until(stuck, ['INTERVENTION']);
+    app.get(Faults).clear();
     const { page, screenshot } = await open();
 
     await page.waitForSelector('#admin-token');
@@ -206,7 +209,7 @@ describe('The checkout console, in Chromium', () => {
     await page.waitForSelector('main .notice');
     expect(await page.textContent('main')).toContain('Enter the operator token');
     await page.goto(`${app.url}/console/#watch/${stuck}`);
-    await page.waitForSelector('.live[data-live=no]', SLOW);
+    await page.waitForSelector(`.panel[data-status=INTERVENTION]`, SLOW);
 
     expect(await page.$$('[data-operator], button[data-action]')).toHaveLength(0);
     await screenshot('no-token');
@@ -255,8 +258,10 @@ describe('The checkout console, in Chromium', () => {
     expect(await page.textContent(`tr[data-checkout-id="${second}"]`)).toMatch(/choreography.*COMPLETED.*\d+ (ms|s)/);
 
     await page.selectOption('#list-mode', 'orchestration');
-    await page.waitForSelector(`tr[data-checkout-id="${second}"]`, { state: 'detached' });
-    expect(await page.$$(`tr[data-checkout-id="${first}"]`)).toHaveLength(1);
+    await page.waitForSelector(`tr[data-checkout-id="${first}"]`);
+    expect(await page.$$(`tr[data-checkout-id="${second}"]`)).toHaveLength(0);
+    const modes = await page.$$eval('tr[data-checkout-id] td:nth-child(3)', (cells) => cells.map((c) => c.textContent));
+    expect(new Set(modes)).toEqual(new Set(['◆ orchestration']));
     await screenshot('list');
   });
 
