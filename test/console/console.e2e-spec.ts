@@ -64,7 +64,7 @@ async function startFromPage(page: Page, scenario: string, mode: string): Promis
   await page.check(`input[name=mode][value=${mode}]`);
   await page.getByRole('button', { name: 'Start' }).click();
   await page.waitForSelector('.panel[data-checkout-id]', SLOW);
-  return page.$$eval('.panel[data-checkout-id]', (panels) => panels.map((p) => (p as HTMLElement).dataset.checkoutId!));
+  return page.$$eval('.panel[data-checkout-id]', (panels) => panels.map((p) => p.getAttribute('data-checkout-id')!));
 }
 
 async function enterAdminToken(page: Page): Promise<void> {
@@ -76,7 +76,7 @@ async function enterAdminToken(page: Page): Promise<void> {
 /** The five steps as the page draws them: handled, on the lane of the module that owns each. */
 const stepsOnLanes = (page: Page, id: string) =>
   page.$$eval(`.panel[data-checkout-id="${id}"] g.entry[data-kind=handled][data-step]`, (entries) =>
-    Object.fromEntries(entries.map((e) => [(e as SVGElement).dataset.step, (e as SVGElement).dataset.lane])),
+    Object.fromEntries(entries.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-lane')])),
   );
 
 describe('The checkout console, in Chromium', () => {
@@ -148,7 +148,7 @@ describe('The checkout console, in Chromium', () => {
     expect(ids).toHaveLength(2);
     await page.waitForSelector('.panel[data-status=COMPLETED] >> nth=1', SLOW);
     await page.waitForSelector('.live[data-live=no]', SLOW);
-    expect(await page.$$eval('.panel', (panels) => panels.map((p) => (p as HTMLElement).dataset.mode))).toEqual([
+    expect(await page.$$eval('.panel', (panels) => panels.map((p) => p.getAttribute('data-mode')))).toEqual([
       'choreography',
       'orchestration',
     ]);
@@ -196,23 +196,22 @@ describe('The checkout console, in Chromium', () => {
 
   it('when opened without the operator token, then it shows no operator control anywhere, even for a checkout in INTERVENTION', async () => {
     app.get(Faults).set([{ point: 'consumer:notifications.send-welcome-email', action: 'fail' }]);
-    const user = await client.createUser();
-    const stuck = await client.start({ userId: user.id });
-    await client.until(stuck, ['INTERVENTION']);
-    app.get(Faults).clear();
     const { page, screenshot } = await open();
-
     await page.waitForSelector('#admin-token');
     expect(await page.$$('#start-point')).toHaveLength(0);
     expect(await page.$$('#start-scenario option[value=blocked]')).toHaveLength(0);
-    await page.goto(`${app.url}/console/#operate`);
-    await page.waitForSelector('main .notice');
-    expect(await page.textContent('main')).toContain('Enter the operator token');
-    await page.goto(`${app.url}/console/#watch/${stuck}`);
-    await page.waitForSelector(`.panel[data-status=INTERVENTION]`, SLOW);
+
+    // Started by the buyer from this page: it reads its own checkout with the buyer's token.
+    const [id] = await startFromPage(page, 'happy', 'choreography');
+    await page.waitForSelector(`.panel[data-checkout-id="${id}"][data-status=INTERVENTION]`, SLOW);
+    app.get(Faults).clear();
 
     expect(await page.$$('[data-operator], button[data-action]')).toHaveLength(0);
     await screenshot('no-token');
+    await page.goto(`${app.url}/console/#operate`);
+    await page.waitForSelector('main .notice');
+    expect(await page.textContent('main')).toContain('Enter the operator token');
+    expect(await page.$$('[data-operator], button[data-action]')).toHaveLength(0);
   });
 
   it('when the API refuses the input, then its own messages show next to the fields', async () => {
@@ -252,7 +251,7 @@ describe('The checkout console, in Chromium', () => {
 
     await page.waitForSelector(`tr[data-checkout-id="${second}"]`);
     const order = await page.$$eval('tr[data-checkout-id]', (rows) =>
-      rows.map((r) => (r as HTMLElement).dataset.checkoutId),
+      rows.map((r) => r.getAttribute('data-checkout-id')),
     );
     expect(order.indexOf(second)).toBeLessThan(order.indexOf(first));
     expect(await page.textContent(`tr[data-checkout-id="${second}"]`)).toMatch(/choreography.*COMPLETED.*\d+ (ms|s)/);
@@ -277,15 +276,14 @@ describe('The checkout console, in Chromium', () => {
     await screenshot('compare');
   });
 
-  it('when watched at phone width, then the page is no wider than the screen', async () => {
-    const user = await client.createUser({ country: 'JP' });
-    const id = await client.start({ userId: user.id, planId: 'premium' });
-    await client.until(id, ['FAILED']);
-    const { page, screenshot } = await open(`#watch/${id}`, { width: 375, height: 800 });
+  it('when used at phone width, then a checkout is started and watched on a page no wider than the screen', async () => {
+    const { page, screenshot } = await open('', { width: 375, height: 800 });
 
+    const [id] = await startFromPage(page, 'unlicensed', 'orchestration');
+
+    await page.waitForSelector(`.panel[data-checkout-id="${id}"][data-status=FAILED]`, SLOW);
     await page.waitForSelector('.live[data-live=no]', SLOW);
-
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
     expect(await page.textContent('[data-field=failureReason]')).toBe('not-licensed');
     await screenshot('phone-watch');
   });
