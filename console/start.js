@@ -148,7 +148,7 @@ export function renderStart(container, context) {
     h('button', { type: 'submit', class: 'primary' }, '▶ Start'),
     status,
   );
-  container.append(form);
+  container.append(h('div', { class: 'start-layout' }, form, guide()));
 
   api
     .plans()
@@ -299,4 +299,34 @@ function faultFieldset(faults) {
       };
     },
   };
+}
+
+/** What each scenario ends in, and why, beside the form: the README's failure table. */
+function guide() {
+  return h(
+    'aside',
+    { class: 'card guide', 'aria-labelledby': 'guide-title' },
+    h('h3', { id: 'guide-title' }, 'What each scenario shows'),
+    h(
+      'table',
+      {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'scenario'), h('th', { scope: 'col' }, 'ends'))),
+      h(
+        'tbody',
+        {},
+        SCENARIOS.map((s) => h('tr', {}, h('td', {}, s.label), h('td', {}, s.outcome))),
+        h(
+          'tr',
+          {},
+          h('td', {}, 'Happy path with the fault consumer:notifications.send-welcome-email, fail'),
+          h('td', {}, 'INTERVENTION with a dead letter; redrive it (Operate) and it ends COMPLETED'),
+        ),
+      ),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'Both, side by side: the same request once per mode, drawn on one time axis. A checkout that needs a person says so; an operator redrives, retries or resumes it from its page or from Operate.',
+    ),
+  );
 }
