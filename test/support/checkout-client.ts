@@ -24,12 +24,23 @@ export class CheckoutClient {
 
   constructor(private readonly app: TestApp) {}
 
+  /** A body for POST /users, with an email no one has yet. */
+  static userBody(overrides: { country?: string; email?: string; name?: string } = {}): Record<string, string> {
+    return { email: `buyer-${randomUUID()}@example.com`, name: 'A Buyer', country: 'PT', ...overrides };
+  }
+
+  /** A body for POST /checkouts: the basic plan, a card that works. */
+  static checkoutBody(body: { userId?: string; planId?: string; paymentMethod?: string; mode?: string } = {}) {
+    return { planId: 'basic', paymentMethod: 'pm_card_ok', ...body };
+  }
+
+  /** POST /users, not yet sent: for tests about the answer itself (a 429, say). */
+  signUp(overrides: { country?: string; email?: string; name?: string } = {}) {
+    return this.app.http().post('/users').send(CheckoutClient.userBody(overrides));
+  }
+
   async createUser(overrides: { country?: string; email?: string; name?: string } = {}): Promise<Buyer> {
-    const response = await this.app
-      .http()
-      .post('/users')
-      .send({ email: `buyer-${randomUUID()}@example.com`, name: 'A Buyer', country: 'PT', ...overrides })
-      .expect(201);
+    const response = await this.signUp(overrides).expect(201);
     const buyer = response.body as Buyer;
     this.tokens.set(buyer.id, buyer.token);
     return buyer;
@@ -62,7 +73,7 @@ export class CheckoutClient {
       .http()
       .post('/checkouts')
       .set({ ...this.authFor(body.userId), ...headers })
-      .send({ planId: 'basic', paymentMethod: 'pm_card_ok', ...body })
+      .send(CheckoutClient.checkoutBody(body))
       .expect(202);
     this.owners.set(response.body.id, body.userId.toLowerCase());
     return response.body.id;
