@@ -188,3 +188,31 @@ describe('Access to every route', () => {
     expect(refused.body.details).toEqual([expect.objectContaining({ field: 'userId' })]);
   });
 });
+
+describe('Access without ADMIN_TOKEN', () => {
+  let app: TestApp;
+  let client: CheckoutClient;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ env: { ADMIN_TOKEN: '', APP_ROLES: 'api' } });
+    client = new CheckoutClient(app);
+  });
+  afterAll(() => app.stop());
+
+  it('when no operator is configured, then no one lists every checkout or reads another buyer, and /admin/* is not there', async () => {
+    const buyer = await client.createUser();
+    const other = await client.createUser();
+    const id = await client.start({ userId: buyer.id });
+    // The token an operator would send, had one been configured.
+    const wouldBeOperator = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+    await app.http().get('/checkouts').set(wouldBeOperator).expect(401);
+    await app.http().get(`/users/${buyer.id}`).set(wouldBeOperator).expect(401);
+    await app.http().get('/admin/dead-letters').set(wouldBeOperator).expect(404);
+    await app.http().get('/checkouts').expect(401);
+    const theirs = await client.as(other.id, app.http().get('/checkouts')).expect(200);
+    expect(theirs.body.items).toEqual([]);
+    const mine = await client.as(buyer.id, app.http().get('/checkouts')).expect(200);
+    expect(mine.body.items.map((c: { id: string }) => c.id)).toEqual([id]);
+  });
+});
