@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ExpiredIdempotencyKeys } from '../../src/modules/checkout/start-checkout/expired-idempotency-keys';
 import { CheckoutClient } from '../support/checkout-client';
 import { TestApp } from '../support/test-app';
 
@@ -73,6 +74,24 @@ describe('POST /checkouts with an Idempotency-Key', () => {
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(once.body.id).toBe(again.body.id);
     expect(await checkoutsWithKey(key)).toBe(1);
+  });
+
+  it('when the housekeeping runs, then expired keys are deleted and live ones kept', async () => {
+    const [old, fresh] = [`purge-old-${randomUUID()}`, `purge-fresh-${randomUUID()}`];
+    await post(old, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+    await post(fresh, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+    await app.database.query(
+      `UPDATE checkout.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`,
+      [old],
+    );
+
+    expect(await app.get(ExpiredIdempotencyKeys).purge()).toBeGreaterThanOrEqual(1);
+
+    const left = await app.database.query<{ key: string }>(
+      `SELECT key FROM checkout.idempotency_keys WHERE key = ANY($1)`,
+      [[old, fresh]],
+    );
+    expect(left.map((row) => row.key)).toEqual([fresh]);
   });
 
   it('when requests with one key race, then one checkout is created and all get its answer', async () => {
