@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { configFactories } from './config';
+import { AuthModule } from './infra/auth/auth.module';
 import { ContextModule } from './infra/context/context.module';
 import { DatabaseModule } from './infra/database/database.module';
 import { FaultsModule } from './infra/faults/faults.module';
@@ -31,6 +32,7 @@ import { OperationsModule } from './operations/operations.module';
     DatabaseModule.forRoot(),
     RedisModule,
     MetricsModule,
+    AuthModule,
     FaultsModule,
     HealthModule,
     OutboxModule,

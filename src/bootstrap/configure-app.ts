@@ -52,7 +52,14 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
           'Every response carries X-Correlation-Id; send one to follow a checkout through logs and timeline.',
       )
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for /admin/*' }, 'admin')
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token that POST /users answered' },
+        'buyer',
+      )
+      .addBearerAuth(
+        { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN: the operator, who may do anything' },
+        'admin',
+      )
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });

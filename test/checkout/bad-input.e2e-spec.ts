@@ -15,8 +15,10 @@ const TABLES = [
 
 describe('Bad input', () => {
   let app: TestApp;
-  // Validation happens before anyone looks the user up: any well-formed id will do.
+  // Validation happens before anyone looks the user up: any well-formed id will do, sent by the
+  // operator, who may start a checkout for anyone (access is test/access.e2e-spec.ts's subject).
   const userId = randomUUID();
+  const operator = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const rowCounts = async () =>
     Object.fromEntries(
       await Promise.all(
@@ -103,7 +105,7 @@ describe('Bad input', () => {
       const response = await app
         .http()
         .post(path)
-        .set({ 'content-type': 'application/json', ...headers })
+        .set({ 'content-type': 'application/json', ...operator, ...headers })
         .send(typeof body === 'string' ? body : JSON.stringify(body))
         .expect(status)
         .expect('content-type', /json/);
@@ -119,6 +121,7 @@ describe('Bad input', () => {
     const response = await app
       .http()
       .post('/checkouts')
+      .set(operator)
       .send({ userId: 'x', planId: 'basic', paymentMethod: 'cash' })
       .expect(400);
 
@@ -147,7 +150,7 @@ describe('Bad input', () => {
     ['/checkouts?cursor=bm9wZQ', 400],
     ['/checkouts?color=red', 400],
   ])('when GET %s, then the answer is %s JSON', async (path, status) => {
-    const response = await app.http().get(path).expect(status).expect('content-type', /json/);
+    const response = await app.http().get(path).set(operator).expect(status).expect('content-type', /json/);
 
     expect(response.body.statusCode).toBe(status);
   });

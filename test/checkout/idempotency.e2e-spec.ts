@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ExpiredIdempotencyKeys } from '../../src/modules/checkout/start-checkout/expired-idempotency-keys';
 import { CheckoutClient } from '../support/checkout-client';
 import { TestApp } from '../support/test-app';
 
@@ -14,8 +15,8 @@ describe('POST /checkouts with an Idempotency-Key', () => {
         [key],
       )
     )[0].n;
-  const post = (key: string, body: Record<string, unknown>) =>
-    app.http().post('/checkouts').set('idempotency-key', key).send(body);
+  const post = (key: string, body: Record<string, unknown>, as = userId) =>
+    client.as(as, app.http().post('/checkouts')).set('idempotency-key', key).send(body);
 
   beforeAll(async () => {
     app = await TestApp.start({ env: { APP_ROLES: 'api', CHECKOUT_IDEMPOTENCY_WAIT_MS: '300' } });
@@ -41,6 +42,56 @@ describe('POST /checkouts with an Idempotency-Key', () => {
       [first.body.id],
     );
     expect(n).toBe(1);
+  });
+
+  it("when two buyers send the same key, then each gets their own checkout and neither sees the other's", async () => {
+    const key = `shared-${randomUUID()}`;
+    const other = (await client.createUser()).id;
+
+    const mine = await post(key, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+    const theirs = await post(key, { userId: other, planId: 'basic', paymentMethod: 'pm_card_ok' }, other).expect(202);
+    const mineAgain = await post(key, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(mineAgain.body).toEqual(mine.body);
+    expect(await checkoutsWithKey(key)).toBe(2);
+  });
+
+  it('when a key has expired, then the same request starts a new checkout', async () => {
+    const key = `old-${randomUUID()}`;
+    const body = { userId, planId: 'basic', paymentMethod: 'pm_card_ok' };
+    const first = await post(key, body).expect(202);
+    await app.database.query(
+      `UPDATE checkout.idempotency_keys SET created_at = now() - interval '24 hours 1 minute' WHERE key = $1`,
+      [key],
+    );
+
+    const again = await post(key, body).expect(202);
+    const once = await post(key, body).expect(202);
+
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    expect(once.body.id).toBe(again.body.id);
+    expect(await checkoutsWithKey(key)).toBe(1);
+  });
+
+  it('when the housekeeping runs, then expired keys are deleted and live ones kept', async () => {
+    const [old, fresh] = [`purge-old-${randomUUID()}`, `purge-fresh-${randomUUID()}`];
+    await post(old, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+    await post(fresh, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(202);
+    await app.database.query(
+      `UPDATE checkout.idempotency_keys SET created_at = now() - interval '25 hours' WHERE key = $1`,
+      [old],
+    );
+
+    expect(await app.get(ExpiredIdempotencyKeys).purge()).toBeGreaterThanOrEqual(1);
+
+    const left = await app.database.query<{ key: string }>(
+      `SELECT key FROM checkout.idempotency_keys WHERE key = ANY($1)`,
+      [[old, fresh]],
+    );
+    expect(left.map((row) => row.key)).toEqual([fresh]);
   });
 
   it('when requests with one key race, then one checkout is created and all get its answer', async () => {
@@ -73,7 +124,9 @@ describe('POST /checkouts with an Idempotency-Key', () => {
     const holder = await app.database.pool.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${key}`]);
+      await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [
+        `checkout.idempotency:buyer:${userId}:${key}`,
+      ]);
 
       const answer = await post(key, { userId, planId: 'basic', paymentMethod: 'pm_card_ok' }).expect(409);
 

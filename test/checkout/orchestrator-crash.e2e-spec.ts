@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { Invariants } from '../../src/operations/invariants';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
+import { createBuyer, startCheckout } from '../support/http-buyer';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
@@ -49,17 +50,10 @@ describe('An orchestrator killed in the middle of its sagas', () => {
       method: 'PUT',
       body: JSON.stringify({ rules: [{ point: 'step:billing.capture-payment', action: 'timeout-before' }] }),
     });
-    const created = await call(first, '/users', {
-      method: 'POST',
-      body: JSON.stringify({ email: 'kill@example.com', name: 'K', country: 'PT' }),
-    });
-    const user = (await created.json()) as { id: string };
+    const buyer = await createBuyer(first.url);
     const ids: string[] = [];
     for (let i = 0; i < 20; i += 1) {
-      const answer = await call(first, '/checkouts', {
-        method: 'POST',
-        body: JSON.stringify({ userId: user.id, planId: 'basic', paymentMethod: 'pm_card_ok', mode: 'orchestration' }),
-      });
+      const answer = await startCheckout(first.url, buyer, { mode: 'orchestration' });
       expect(answer.status).toBe(202);
       ids.push(((await answer.json()) as { id: string }).id);
     }

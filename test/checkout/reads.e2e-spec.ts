@@ -19,7 +19,7 @@ describe('Users, plans, and reading checkouts', () => {
   });
   afterAll(() => app.stop());
 
-  it('when a user is created, then it can be read, blocked and unblocked', async () => {
+  it('when a user is created, then it comes with its token, and it can be read, blocked and unblocked', async () => {
     const created = await app
       .http()
       .post('/users')
@@ -31,9 +31,12 @@ describe('Users, plans, and reading checkouts', () => {
       name: 'Ana Souza',
       country: 'BR',
       status: 'active',
+      token: expect.any(String),
     });
 
-    expect((await app.http().get(`/users/${created.body.id}`).expect(200)).body).toEqual(created.body);
+    const { token, ...user } = created.body;
+    const read = await app.http().get(`/users/${user.id}`).set('authorization', `Bearer ${token}`).expect(200);
+    expect(read.body).toEqual(user);
     const blocked = await client.admin(app.http().post(`/admin/users/${created.body.id}/block`)).expect(200);
     expect(blocked.body.status).toBe('blocked');
     const unblocked = await client.admin(app.http().post(`/admin/users/${created.body.id}/unblock`)).expect(200);
@@ -61,17 +64,17 @@ describe('Users, plans, and reading checkouts', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const { body }: { body: { items: Array<{ id: string; userId: string }>; nextCursor: string | null } } = await app
-        .http()
-        .get('/checkouts')
-        .query({ limit: 2, mode: 'choreography', ...(cursor ? { cursor } : {}) })
-        .expect(200);
+      const { body }: { body: { items: Array<{ id: string; userId: string }>; nextCursor: string | null } } =
+        await client
+          .as(user.id, app.http().get('/checkouts'))
+          .query({ limit: 2, mode: 'choreography', ...(cursor ? { cursor } : {}) })
+          .expect(200);
       seen.push(...body.items.filter((item) => item.userId === user.id).map((item) => item.id));
       cursor = body.nextCursor;
     } while (cursor);
     expect(seen).toEqual([...ids].reverse());
 
-    const failed = await app.http().get('/checkouts').query({ status: 'FAILED', limit: 100 }).expect(200);
+    const failed = await client.admin(app.http().get('/checkouts')).query({ status: 'FAILED', limit: 100 }).expect(200);
     expect(failed.body.items.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([ids[1], ids[3]]));
     expect(failed.body.items.every((c: { status: string }) => c.status === 'FAILED')).toBe(true);
   });
@@ -98,7 +101,7 @@ describe('Users, plans, and reading checkouts', () => {
     await eventually(async () =>
       expect(await scrape(app, 'checkouts_stuck{mode="choreography"}')).toBeGreaterThanOrEqual(1),
     );
-    const { body } = await app.http().get('/checkouts').query({ stuck: 'true' }).expect(200);
+    const { body } = await client.admin(app.http().get('/checkouts')).query({ stuck: 'true' }).expect(200);
     expect(body.items.map((c: { id: string }) => c.id)).toContain(id);
     expect(body.items.every((c: { status: string }) => c.status === 'PENDING')).toBe(true);
   });

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { eventually } from './eventually';
-import { TEST_REDIS_URL } from './test-env';
+import { TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -47,6 +47,7 @@ export class AppProcess {
         HOME: process.env.HOME,
         REDIS_URL: TEST_REDIS_URL,
         LOG_LEVEL: 'info',
+        ...TEST_APP_ENV,
         ...env,
         PORT: String(port),
       },

@@ -3,24 +3,68 @@ import { Invariants, type InvariantReport } from '../../src/operations/invariant
 import { eventually } from './eventually';
 import { ADMIN_TOKEN, type TestApp } from './test-app';
 
-/** What tests do through the REST API, the way a client would. */
+/** A user as POST /users answers it: with the buyer's bearer token. */
+export interface Buyer {
+  id: string;
+  token: string;
+  email: string;
+  name: string;
+  country: string;
+  status: string;
+}
+
+/**
+ * What tests do through the REST API, the way a client would. It remembers each buyer's token and
+ * whose each checkout is: a checkout is started and read with its buyer's token, and with the
+ * operator's (ADMIN_TOKEN) when the client did not create that buyer (an unknown user, say).
+ */
 export class CheckoutClient {
+  private readonly tokens = new Map<string, string>();
+  private readonly owners = new Map<string, string>();
+
   constructor(private readonly app: TestApp) {}
 
-  async createUser(overrides: { country?: string; email?: string; name?: string } = {}): Promise<{ id: string }> {
-    const response = await this.app
-      .http()
-      .post('/users')
-      .send({ email: `buyer-${randomUUID()}@example.com`, name: 'A Buyer', country: 'PT', ...overrides })
-      .expect(201);
-    return response.body;
+  /** A body for POST /users, with an email no one has yet. */
+  static userBody(overrides: { country?: string; email?: string; name?: string } = {}): Record<string, string> {
+    return { email: `buyer-${randomUUID()}@example.com`, name: 'A Buyer', country: 'PT', ...overrides };
+  }
+
+  /** A body for POST /checkouts: the basic plan, a card that works. */
+  static checkoutBody(body: { userId?: string; planId?: string; paymentMethod?: string; mode?: string } = {}) {
+    return { planId: 'basic', paymentMethod: 'pm_card_ok', ...body };
+  }
+
+  /** POST /users, not yet sent: for tests about the answer itself (a 429, say). */
+  signUp(overrides: { country?: string; email?: string; name?: string } = {}) {
+    return this.app.http().post('/users').send(CheckoutClient.userBody(overrides));
+  }
+
+  async createUser(overrides: { country?: string; email?: string; name?: string } = {}): Promise<Buyer> {
+    const response = await this.signUp(overrides).expect(201);
+    const buyer = response.body as Buyer;
+    this.tokens.set(buyer.id, buyer.token);
+    return buyer;
+  }
+
+  /** The Authorization header of this buyer, or the operator's when the client does not know them. */
+  authFor(userId?: string): { authorization: string } {
+    const token = (userId && this.tokens.get(userId.toLowerCase())) || ADMIN_TOKEN;
+    return { authorization: `Bearer ${token}` };
+  }
+
+  /** A supertest request, sent as this buyer (see `admin` for the operator). */
+  as<T extends { set(name: string, value: string): T }>(userId: string, request: T): T {
+    return request.set('authorization', this.authFor(userId).authorization);
   }
 
   async blockUser(id: string): Promise<void> {
     await this.app.http().post(`/admin/users/${id}/block`).set('authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
   }
 
-  /** Starts a checkout and returns its id; fails unless the answer is 202. */
+  /**
+   * Starts a checkout with the buyer's token (headers may override it) and returns its id; fails
+   * unless the answer is 202.
+   */
   async start(
     body: { userId: string; planId?: string; paymentMethod?: string; mode?: string },
     headers: Record<string, string> = {},
@@ -28,14 +72,22 @@ export class CheckoutClient {
     const response = await this.app
       .http()
       .post('/checkouts')
-      .set(headers)
-      .send({ planId: 'basic', paymentMethod: 'pm_card_ok', ...body })
+      .set({ ...this.authFor(body.userId), ...headers })
+      .send(CheckoutClient.checkoutBody(body))
       .expect(202);
+    this.owners.set(response.body.id, body.userId.toLowerCase());
     return response.body.id;
   }
 
+  /** Reads a checkout as its buyer. */
   async get(id: string): Promise<Record<string, unknown>> {
-    return (await this.app.http().get(`/checkouts/${id}`).expect(200)).body;
+    return (
+      await this.app
+        .http()
+        .get(`/checkouts/${id}`)
+        .set(this.authFor(this.owners.get(id)))
+        .expect(200)
+    ).body;
   }
 
   /** Waits until the checkout has one of these statuses, and returns it. */
@@ -51,7 +103,13 @@ export class CheckoutClient {
   }
 
   async timeline(id: string): Promise<Array<Record<string, unknown>>> {
-    return (await this.app.http().get(`/checkouts/${id}/timeline`).expect(200)).body;
+    return (
+      await this.app
+        .http()
+        .get(`/checkouts/${id}/timeline`)
+        .set(this.authFor(this.owners.get(id)))
+        .expect(200)
+    ).body;
   }
 
   invariants(checkoutIds?: string[]): Promise<InvariantReport> {

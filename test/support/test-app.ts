@@ -10,9 +10,9 @@ import { DatabaseConnector } from '../../src/infra/database/database.connector';
 import { LOG_DESTINATION } from '../../src/infra/logging/logging.module';
 import { LogCapture } from './log-capture';
 import { TestDatabase } from './test-database';
-import { runId, TEST_REDIS_URL } from './test-env';
+import { ADMIN_TOKEN, runId, TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
 
-export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export { ADMIN_TOKEN, AUTH_TOKEN_SECRET } from './test-env';
 
 export interface StartOptions {
   /** A database to share with other apps (replicas); by default the app gets a fresh one. */
@@ -56,6 +56,7 @@ export class TestApp {
         QUEUE_PREFIX: queuePrefix,
         PORT: '0',
         LOG_LEVEL: 'info',
+        ...TEST_APP_ENV,
         ADMIN_TOKEN,
         FAULT_INJECTION: 'true',
         ...options.env,

@@ -3,6 +3,21 @@ export const TEST_DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/checkout_test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** Signs the buyers' tokens of every test app, so that a test can also sign one the app must refuse. */
+export const AUTH_TOKEN_SECRET = 'test-token-secret-0123456789abcdefghijklmnop';
+
+/**
+ * What every app the tests start runs with, in this process or as a child process: the token
+ * secret and no rate limits (a test that wants a limit sets it). The admin token is the tests' to
+ * give: some need an app without one.
+ */
+export const TEST_APP_ENV: Record<string, string> = {
+  AUTH_TOKEN_SECRET,
+  RATE_LIMIT_SIGNUPS: '0',
+  RATE_LIMIT_CHECKOUTS: '0',
+};
+
 /** Set by the global setup; names this run's databases and Redis keys. */
 export const runId = (): string => process.env.TEST_RUN_ID ?? 'local';
 

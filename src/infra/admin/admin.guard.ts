@@ -1,5 +1,6 @@
 import {
   applyDecorators,
+  SetMetadata,
   type CanActivate,
   type ExecutionContext,
   Inject,
@@ -12,8 +13,19 @@ import { ApiBearerAuth, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@ne
 import type { Request } from 'express';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { appConfig, type AppConfig } from '../../config/app.config';
+import { ACCESS, type Access } from '../auth/access';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Whether a bearer token is the admin token, in the same time whatever the guess; undefined when
+ * ADMIN_TOKEN is not set.
+ */
+export function adminTokenMatcher(adminToken: string | undefined): ((token: string) => boolean) | undefined {
+  if (!adminToken) return undefined;
+  const expected = digest(adminToken);
+  return (token) => timingSafeEqual(digest(token), expected);
+}
 
 /**
  * `/admin/*` needs `Authorization: Bearer $ADMIN_TOKEN`. Without a configured token the admin
@@ -21,17 +33,17 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  private readonly expected?: Buffer;
+  private readonly isAdminToken?: (token: string) => boolean;
 
   constructor(@Inject(appConfig.KEY) config: AppConfig) {
-    this.expected = config.adminToken ? digest(config.adminToken) : undefined;
+    this.isAdminToken = adminTokenMatcher(config.adminToken);
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.expected) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
+    if (!this.isAdminToken) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const [scheme, token] = header.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token || !timingSafeEqual(digest(token), this.expected)) {
+    if (scheme?.toLowerCase() !== 'bearer' || !token || !this.isAdminToken(token)) {
       throw new UnauthorizedException('A valid admin bearer token is required');
     }
     return true;
@@ -41,6 +53,7 @@ export class AdminGuard implements CanActivate {
 /** Marks a controller or route as an operator's: bearer token required. */
 export const AdminOnly = () =>
   applyDecorators(
+    SetMetadata(ACCESS, 'operator' satisfies Access),
     UseGuards(AdminGuard),
     ApiBearerAuth('admin'),
     ApiUnauthorizedResponse({ description: 'Missing or wrong bearer token' }),

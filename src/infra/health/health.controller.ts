@@ -2,10 +2,12 @@ import { Controller, Get, HttpStatus, Res, ServiceUnavailableException } from '@
 import { HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { Public } from '../auth/access';
 import { type ErrorBody, errorBody } from '../http/error-body';
 import { PostgresHealthIndicator, RedisHealthIndicator } from './health.indicators';
 
 @ApiTags('operations')
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(

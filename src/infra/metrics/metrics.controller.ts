@@ -1,8 +1,10 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/access';
 import { MetricsRegistry } from './metrics.registry';
 
 @ApiTags('operations')
+@Public()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}

@@ -17,6 +17,8 @@ class CheckoutEnv {
   @IsInt() @Min(500) @Max(86_400_000) CHECKOUT_STALLED_AFTER_MS: number = 300_000;
   /** How long a request waits for another with the same Idempotency-Key before answering 409. */
   @IsInt() @Min(10) @Max(60_000) CHECKOUT_IDEMPOTENCY_WAIT_MS: number = 5_000;
+  /** An Idempotency-Key is remembered this long; after it, the same key starts a new checkout. */
+  @IsInt() @Min(1) @Max(8_760) CHECKOUT_IDEMPOTENCY_TTL_HOURS: number = 24;
 }
 
 export const checkoutConfig = registerAs('checkout', () => {
@@ -25,6 +27,7 @@ export const checkoutConfig = registerAs('checkout', () => {
     defaultMode: env.CHECKOUT_MODE as CheckoutMode,
     stuckAfterMs: env.CHECKOUT_STUCK_AFTER_MS,
     idempotencyWaitMs: env.CHECKOUT_IDEMPOTENCY_WAIT_MS,
+    idempotencyTtlHours: env.CHECKOUT_IDEMPOTENCY_TTL_HOURS,
     stalledAfterMs: env.CHECKOUT_STALLED_AFTER_MS,
   };
 });

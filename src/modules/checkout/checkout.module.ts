@@ -11,6 +11,7 @@ import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
 import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
+import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970003700-scope-idempotency-keys';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
@@ -23,6 +24,7 @@ import { SagaRunner } from './orchestration/saga.runner';
 import { SagasController } from './orchestration/sagas.controller';
 import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './start-checkout/checkout-coordinator';
 import { ChoreographyCoordinator } from './start-checkout/choreography.coordinator';
+import { ExpiredIdempotencyKeys } from './start-checkout/expired-idempotency-keys';
 import { StartCheckoutController } from './start-checkout/start-checkout.controller';
 import { StartCheckout } from './start-checkout/start-checkout.handler';
 import { CheckoutProgressRecorder } from './track-progress/checkout-progress';
@@ -40,6 +42,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
         CreateCheckoutTables1795970002500,
         CreateSagaTables1795970003500,
         AddSagaBackoff1795970003600,
+        ScopeIdempotencyKeys1795970003700,
       ],
     }),
   ],
@@ -56,6 +59,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     CheckoutMetrics,
     CheckoutProgressRecorder,
     StartCheckout,
+    ExpiredIdempotencyKeys,
     ChoreographyCoordinator,
     OrchestrationCoordinator,
     {

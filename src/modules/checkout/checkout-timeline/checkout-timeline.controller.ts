@@ -1,5 +1,7 @@
 import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { SignedIn } from '../../../infra/auth/access';
+import { type Caller, CurrentCaller, mayActFor } from '../../../infra/auth/caller';
 import { type TransportEntry, TransportHistory } from '../../../infra/outbox';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository } from '../database/sagas.repository';
@@ -21,6 +23,7 @@ export class TimelineEntry {
 }
 
 @ApiTags('checkouts')
+@SignedIn()
 @Controller('checkouts')
 export class CheckoutTimelineController {
   constructor(
@@ -34,10 +37,13 @@ export class CheckoutTimelineController {
     type: [TimelineEntry],
     description: 'Every message, delivery, retry and compensation, in time order',
   })
-  @ApiNotFoundResponse({ description: 'No such checkout' })
-  async timeline(@Param('id', new ParseUUIDPipe()) id: string): Promise<TransportEntry[]> {
+  @ApiNotFoundResponse({ description: 'No such checkout, or not yours' })
+  async timeline(
+    @Param('id', new ParseUUIDPipe()) id: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<TransportEntry[]> {
     const checkout = await this.checkouts.find(id);
-    if (!checkout) throw new NotFoundException(`No checkout ${id}`);
+    if (!checkout || !mayActFor(caller, checkout.user_id)) throw new NotFoundException(`No checkout ${id}`);
     const transport = await this.history.forCorrelation(checkout.correlation_id, checkout.id);
     if (checkout.mode !== 'orchestration') return transport;
     // An orchestrated checkout also has the saga's own record: what it learned, and what it did.

@@ -48,6 +48,8 @@ export const toCheckoutView = (row: CheckoutRow): CheckoutView => ({
 });
 
 export interface ListFilter {
+  /** Only this buyer's. */
+  userId?: string;
   status?: CheckoutStatus;
   mode?: CheckoutMode;
   /** Only PENDING checkouts created before this instant. */
@@ -125,6 +127,7 @@ export class CheckoutsRepository {
           AND ($2::text IS NULL OR mode = $2)
           AND ($3::timestamptz IS NULL OR (status = 'PENDING' AND created_at < $3))
           AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
+          AND ($7::uuid IS NULL OR user_id = $7)
         ORDER BY created_at DESC, id DESC
         LIMIT $6`,
       [
@@ -134,6 +137,7 @@ export class CheckoutsRepository {
         filter.after?.createdAt ?? null,
         filter.after?.id ?? null,
         filter.limit,
+        filter.userId ?? null,
       ],
     );
   }

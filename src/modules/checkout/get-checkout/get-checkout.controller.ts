@@ -1,5 +1,7 @@
 import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { SignedIn } from '../../../infra/auth/access';
+import { type Caller, CurrentCaller, mayActFor } from '../../../infra/auth/caller';
 import { CHECKOUT_MODES } from '../checkout.config';
 import { CheckoutsRepository, type CheckoutView, toCheckoutView } from '../database/checkouts.repository';
 import { CHECKOUT_STATUSES, COMPENSATION_STEPS, FORWARD_STEPS } from '../domain/checkout';
@@ -20,6 +22,7 @@ export class CheckoutResponse {
 }
 
 @ApiTags('checkouts')
+@SignedIn()
 @Controller('checkouts')
 export class GetCheckoutController {
   constructor(private readonly checkouts: CheckoutsRepository) {}
@@ -27,10 +30,11 @@ export class GetCheckoutController {
   @Get(':id')
   @ApiOkResponse({ type: CheckoutResponse })
   @ApiBadRequestResponse({ description: 'The id is not a UUID' })
-  @ApiNotFoundResponse({ description: 'No such checkout' })
-  async get(@Param('id', new ParseUUIDPipe()) id: string): Promise<CheckoutView> {
+  @ApiNotFoundResponse({ description: 'No such checkout, or not yours' })
+  async get(@Param('id', new ParseUUIDPipe()) id: string, @CurrentCaller() caller: Caller): Promise<CheckoutView> {
     const checkout = await this.checkouts.find(id);
-    if (!checkout) throw new NotFoundException(`No checkout ${id}`);
+    // Another buyer's checkout answers exactly as a missing one: no way to learn that it exists.
+    if (!checkout || !mayActFor(caller, checkout.user_id)) throw new NotFoundException(`No checkout ${id}`);
     return toCheckoutView(checkout);
   }
 }

@@ -1,7 +1,9 @@
-import { BadRequestException, Controller, Get, Inject, Query } from '@nestjs/common';
+import { BadRequestException, Controller, Get, Inject, Query, UnauthorizedException } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { SignedIn } from '../../../infra/auth/access';
+import { type Caller, CurrentCaller } from '../../../infra/auth/caller';
 import { checkoutConfig, type CheckoutConfig, CHECKOUT_MODES, type CheckoutMode } from '../checkout.config';
 import { CheckoutsRepository, type CheckoutView, toCheckoutView } from '../database/checkouts.repository';
 import { CHECKOUT_STATUSES, type CheckoutStatus } from '../domain/checkout';
@@ -59,6 +61,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
 }
 
 @ApiTags('checkouts')
+@SignedIn()
 @Controller('checkouts')
 export class ListCheckoutsController {
   constructor(
@@ -67,10 +70,15 @@ export class ListCheckoutsController {
   ) {}
 
   @Get()
-  @ApiOkResponse({ type: CheckoutPage, description: 'Newest first' })
-  async list(@Query() query: ListCheckoutsQuery): Promise<CheckoutPage> {
+  @ApiOkResponse({
+    type: CheckoutPage,
+    description: "Newest first: every buyer's for the operator, a buyer's own for a buyer",
+  })
+  async list(@Query() query: ListCheckoutsQuery, @CurrentCaller() caller: Caller): Promise<CheckoutPage> {
+    if (caller.kind === 'anonymous') throw new UnauthorizedException('A bearer token is required');
     const limit = query.limit ?? 20;
     const rows = await this.checkouts.list({
+      userId: caller.kind === 'buyer' ? caller.userId : undefined,
       status: query.status,
       mode: query.mode,
       stuckBefore: query.stuck ? new Date(Date.now() - this.config.stuckAfterMs) : undefined,

@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Public } from '../../../infra/auth/access';
 import { BillingApi } from '../../billing';
 import { ContentApi } from '../../content';
 
@@ -14,6 +15,7 @@ class PlanResponse {
 
 /** The storefront: billing's prices with content's licensing, side by side. */
 @ApiTags('checkouts')
+@Public()
 @Controller('plans')
 export class ListPlansController {
   constructor(

@@ -4,9 +4,15 @@ import { CHECKOUT_MODES, type CheckoutMode } from '../checkout.config';
 import { PAYMENT_METHODS, type PaymentMethod } from '../contracts';
 
 export class StartCheckoutDto {
-  @ApiProperty({ format: 'uuid', example: '6f1c1d7e-3b5a-4a8e-9a51-2c8d2f0b7e10' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    example: '6f1c1d7e-3b5a-4a8e-9a51-2c8d2f0b7e10',
+    description:
+      "The buyer: a buyer's token says who they are (if given, it must be theirs); the operator must give it",
+  })
+  @IsOptional()
   @IsUUID('all', { message: 'userId must be a UUID' })
-  userId!: string;
+  userId?: string;
 
   @ApiProperty({ example: 'premium', description: 'A plan id from GET /plans' })
   @IsString()
@@ -22,6 +28,9 @@ export class StartCheckoutDto {
   @IsIn(CHECKOUT_MODES, { message: `mode must be one of ${CHECKOUT_MODES.join(', ')}` })
   mode?: CheckoutMode;
 }
+
+/** What the handler starts: the buyer is settled by then. */
+export type StartCheckoutRequest = StartCheckoutDto & { userId: string };
 
 export class CheckoutAccepted {
   @ApiProperty({ format: 'uuid' }) id!: string;

@@ -15,11 +15,18 @@ import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './checkout-coordinator';
-import type { CheckoutAccepted, StartCheckoutDto } from './start-checkout.dto';
+import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
 
 /** Visible ASCII, 1 to 255 characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const LOCK_NOT_AVAILABLE = '55P03';
+
+/** An Idempotency-Key and whose it is: a key belongs to the caller who sent it. */
+export interface IdempotencyKey {
+  key: string;
+  /** `buyer:<user id>` or `operator`: the same key from two callers names two requests. */
+  scope: string;
+}
 
 export interface StartedCheckout {
   body: CheckoutAccepted;
@@ -30,8 +37,9 @@ export interface StartedCheckout {
 /**
  * Writes a new checkout (PENDING) and sets it going, in one transaction. With an
  * Idempotency-Key, the first answer is stored in that transaction too: a repeat of the same
- * request gets it again and starts nothing; a request racing it waits for it and then gets it;
- * the same key with another request is refused.
+ * request by the same caller gets it again and starts nothing; a request racing it waits for it
+ * and then gets it; the same key with another request is refused. A key expires after
+ * CHECKOUT_IDEMPOTENCY_TTL_HOURS, and is then as good as new.
  */
 @Injectable()
 export class StartCheckout {
@@ -45,7 +53,7 @@ export class StartCheckout {
   ) {}
 
   @Transactional()
-  async execute(request: StartCheckoutDto, idempotencyKey?: string): Promise<StartedCheckout> {
+  async execute(request: StartCheckoutRequest, idempotencyKey?: IdempotencyKey): Promise<StartedCheckout> {
     const requestHash = hashOf(request);
     if (idempotencyKey !== undefined) {
       const previous = await this.previousAnswer(idempotencyKey, requestHash);
@@ -71,8 +79,9 @@ export class StartCheckout {
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
       await this.txHost.tx.query(
-        `INSERT INTO checkout.idempotency_keys (key, request_hash, checkout_id, response) VALUES ($1, $2, $3, $4)`,
-        [idempotencyKey, requestHash, checkout.id, JSON.stringify(body)],
+        `INSERT INTO checkout.idempotency_keys (scope, key, request_hash, checkout_id, response)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [idempotencyKey.scope, idempotencyKey.key, requestHash, checkout.id, JSON.stringify(body)],
       );
     }
     return { body, replayed: false };
@@ -80,9 +89,13 @@ export class StartCheckout {
 
   /**
    * Takes the key's lock for the rest of the transaction (waiting for a request in flight with
-   * the same key, up to a limit), then returns that key's first answer if there is one.
+   * the same key, up to a limit), then returns that key's first answer if there is one and it has
+   * not expired; an expired one is deleted, and the key starts afresh.
    */
-  private async previousAnswer(key: string, requestHash: string): Promise<CheckoutAccepted | undefined> {
+  private async previousAnswer(
+    { key, scope }: IdempotencyKey,
+    requestHash: string,
+  ): Promise<CheckoutAccepted | undefined> {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
@@ -90,7 +103,7 @@ export class StartCheckout {
     // SET takes no parameters; the value is a validated integer.
     await tx.query(`SET LOCAL lock_timeout = ${Number(this.config.idempotencyWaitMs)}`);
     try {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${key}`]);
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${scope}:${key}`]);
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
         throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
@@ -98,11 +111,16 @@ export class StartCheckout {
       throw error;
     }
     await tx.query(`SET LOCAL lock_timeout = 0`);
-    const [stored] = await tx.query<Array<{ request_hash: string; response: CheckoutAccepted }>>(
-      `SELECT request_hash, response FROM checkout.idempotency_keys WHERE key = $1`,
-      [key],
+    const [stored] = await tx.query<Array<{ request_hash: string; response: CheckoutAccepted; expired: boolean }>>(
+      `SELECT request_hash, response, created_at <= now() - make_interval(hours => $3) AS expired
+         FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`,
+      [scope, key, this.config.idempotencyTtlHours],
     );
     if (!stored) return undefined;
+    if (stored.expired) {
+      await tx.query(`DELETE FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`, [scope, key]);
+      return undefined;
+    }
     if (stored.request_hash !== requestHash) {
       throw new UnprocessableEntityException('This Idempotency-Key was already used with a different request');
     }
@@ -110,7 +128,7 @@ export class StartCheckout {
   }
 }
 
-function hashOf({ userId, planId, paymentMethod, mode }: StartCheckoutDto): string {
+function hashOf({ userId, planId, paymentMethod, mode }: StartCheckoutRequest): string {
   return createHash('sha256')
     .update(JSON.stringify([userId.toLowerCase(), planId, paymentMethod, mode ?? null]))
     .digest('hex');

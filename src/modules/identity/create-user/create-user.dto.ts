@@ -31,3 +31,11 @@ export class UserResponse {
   @ApiProperty({ example: 'BR' }) country!: string;
   @ApiProperty({ enum: ['active', 'blocked'], example: 'active' }) status!: string;
 }
+
+export class CreatedUserResponse extends UserResponse {
+  @ApiProperty({
+    description:
+      "The buyer's bearer token: send it as `Authorization: Bearer <token>` to start and read their checkouts",
+  })
+  token!: string;
+}

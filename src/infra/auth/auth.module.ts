@@ -1,0 +1,27 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { authConfig, type AuthConfig } from './auth.config';
+import { BuyerTokens } from './buyer-tokens';
+import { CallerGuard } from './caller.guard';
+import { throttlerOptions } from './rate-limit';
+import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
+
+/** Who may call what (ADR 0006): buyers' tokens, the guard that reads them, and the rate limits. */
+@Global()
+@Module({
+  imports: [
+    JwtModule.registerAsync({
+      inject: [authConfig.KEY],
+      useFactory: (config: AuthConfig) => ({ secret: config.tokenSecret }),
+    }),
+    ThrottlerModule.forRootAsync({
+      inject: [rateLimitConfig.KEY, Reflector],
+      useFactory: (config: RateLimitConfig, reflector: Reflector) => throttlerOptions(config, reflector),
+    }),
+  ],
+  providers: [BuyerTokens, { provide: APP_GUARD, useClass: CallerGuard }],
+  exports: [BuyerTokens],
+})
+export class AuthModule {}

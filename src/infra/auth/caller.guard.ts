@@ -1,0 +1,55 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { appConfig, type AppConfig } from '../../config/app.config';
+import { adminTokenMatcher } from '../admin/admin.guard';
+import { ACCESS, type Access } from './access';
+import { BuyerTokens } from './buyer-tokens';
+import { ANONYMOUS, type Caller, type RequestWithCaller } from './caller';
+
+/**
+ * Runs before every route: says who the caller is (anonymous, a buyer, the operator) and turns
+ * away anonymous callers from routes that need a token. A token that is sent but not valid is
+ * refused everywhere, so that a client learns at once that it holds a bad one. Operators' routes
+ * (`@AdminOnly()`) are left to the AdminGuard, which answers 404 when ADMIN_TOKEN is not set.
+ */
+@Injectable()
+export class CallerGuard implements CanActivate {
+  private readonly isAdminToken?: (token: string) => boolean;
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly tokens: BuyerTokens,
+    @Inject(appConfig.KEY) config: AppConfig,
+  ) {
+    this.isAdminToken = adminTokenMatcher(config.adminToken);
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const access =
+      this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]) ??
+      'signed-in';
+    if (access === 'operator') return true;
+    const request = context.switchToHttp().getRequest<Request & RequestWithCaller>();
+    const caller = await this.identify(request.headers.authorization);
+    request.caller = caller;
+    if (access === 'signed-in' && caller.kind === 'anonymous') {
+      throw new UnauthorizedException(
+        'A bearer token is required: the token that POST /users answered, or the admin token',
+      );
+    }
+    return true;
+  }
+
+  private async identify(header: string | undefined): Promise<Caller> {
+    if (header === undefined) return ANONYMOUS;
+    const [scheme, token, ...rest] = header.split(' ');
+    if (scheme?.toLowerCase() === 'bearer' && token && rest.length === 0) {
+      if (this.isAdminToken?.(token)) return { kind: 'operator' };
+      const userId = await this.tokens.verify(token);
+      if (userId) return { kind: 'buyer', userId };
+    }
+    throw new UnauthorizedException('The bearer token is not valid: forged, altered or expired');
+  }
+}
