@@ -8,6 +8,7 @@ import { appConfig } from '../config/app.config';
 import { correlationMiddleware } from '../infra/context/context.module';
 import { errorBody } from '../infra/http/error-body';
 import { HttpErrorFilter } from '../infra/http/http-error.filter';
+import { requestLogging } from '../infra/logging/logging.module';
 import { createValidationPipe } from '../infra/http/validation.pipe';
 
 /**
@@ -34,6 +35,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   app.useLogger(app.get(Logger));
   app.use(correlationMiddleware());
+  app.use(requestLogging());
   if (!config.roles.has('api')) app.use(operationsOnly);
   // The app is often served over plain HTTP (locally, behind a proxy): asking browsers to upgrade
   // every request to HTTPS would break Swagger UI there.
