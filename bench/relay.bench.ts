@@ -20,6 +20,7 @@ import {
   startApp,
   until,
 } from './bench-env';
+import { phase, track } from './progress';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
@@ -66,6 +67,8 @@ async function rawBullmq(): Promise<{ eventsPerSecond: number }> {
     concurrency: CONCURRENCY,
   });
   await worker.waitUntilReady();
+  phase(`(a) BullMQ alone: adding ${EVENTS} jobs while a no-op worker drains them`);
+  const stopTracking = track('(a) jobs handled', EVENTS, () => handled);
   const started = Date.now();
   for (let start = 0; start < EVENTS; start += RELAY_BATCH) {
     await queue.addBulk(
@@ -97,6 +100,7 @@ async function rawBullmq(): Promise<{ eventsPerSecond: number }> {
     );
   }
   await until(() => handled >= EVENTS, 600_000);
+  stopTracking();
   const eventsPerSecond = EVENTS / ((Date.now() - started) / 1_000);
   await worker.close();
   await queue.close();
@@ -122,6 +126,7 @@ interface Latency {
  * records each delivery in the inbox, from the app starting to the last one handled.
  */
 async function outboxDrain(): Promise<{ eventsPerSecond: number; app: INestApplicationContext }> {
+  phase(`(b) our path: writing a backlog of ${EVENTS} outbox rows`);
   const seed = new DataSource({ type: 'postgres', url: BENCH_DATABASE_URL });
   await seed.initialize();
   await seed.query(
@@ -138,8 +143,11 @@ async function outboxDrain(): Promise<{ eventsPerSecond: number; app: INestAppli
   ]);
   const consumer = app.get(NoopConsumer);
   const handledAtStart = consumer.handled;
+  phase('(b) our path: relaying the backlog to a no-op consumer with inbox deduplication');
+  const stopTracking = track('(b) messages handled', EVENTS, () => consumer.handled);
   const started = Date.now();
   await until(() => consumer.handled >= EVENTS, 600_000);
+  stopTracking();
   return { eventsPerSecond: (EVENTS - handledAtStart) / ((Date.now() - started) / 1_000), app };
 }
 
@@ -156,6 +164,8 @@ async function latencyAt(app: INestApplicationContext, rate: number, label: stri
   consumer.delays = [];
   const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
   const target = consumer.handled + total;
+  phase(`(c) delay at ${rate} events/s (${label}): ${total} one-event transactions over ${LOAD_SECONDS} s`);
+  const stopTracking = track(`(c) ${label}: handled`, total, () => consumer.handled - (target - total));
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
   let sent = 0;
@@ -173,6 +183,7 @@ async function latencyAt(app: INestApplicationContext, rate: number, label: stri
     }, 2);
   });
   await until(() => consumer.handled >= target, 300_000);
+  stopTracking();
   const cpu = process.cpuUsage(cpuAtStart);
   const nodeCpu = (cpu.user + cpu.system) / 1_000 / (Date.now() - started);
   const delays = [...consumer.delays].sort((a, b) => a - b);
@@ -247,6 +258,7 @@ async function notifyCost(): Promise<Record<NotifyVariant, number>> {
   const rates: Record<NotifyVariant, number[]> = { inTransaction: [], withNotify: [], withoutNotify: [] };
   for (let round = 0; round < 3; round += 1) {
     for (const variant of Object.keys(rates) as NotifyVariant[]) {
+      phase(`(d) NOTIFY cost, round ${round + 1} of 3: ${variant}, ${PRODUCERS} producers for ${PRODUCE_SECONDS} s`);
       const app = await startApp(
         { APP_ROLES: 'api', OUTBOX_NOTIFY: String(variant === 'withNotify'), DATABASE_POOL_SIZE: String(PRODUCERS) },
         [BenchModule],
@@ -280,9 +292,11 @@ async function notifyCost(): Promise<Record<NotifyVariant, number>> {
 }
 
 export async function relayBenchmark(): Promise<Record<string, unknown>> {
+  phase('relay: recreating and migrating the bench database');
   await recreateBenchDatabase();
   await migrateBenchDatabase();
   try {
+    phase('relay: timing round trips to Postgres and Redis');
     const trips = await roundTrips();
     const raw = await rawBullmq();
     const { eventsPerSecond, app } = await outboxDrain();
@@ -290,6 +304,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
     const light = await latencyAt(app, LIGHT_RATE, 'light');
     await app.close();
     const notify = await notifyCost();
+    phase('relay: done');
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const notifyCostShare = 1 - notify.withNotify / notify.withoutNotify;
     const ms = (n: number) => `${n.toFixed(1)} ms`;

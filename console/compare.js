@@ -266,7 +266,7 @@ function outcomesTable(reports) {
           'tbody',
           {},
           ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION', 'PENDING'].map((st) =>
-            line(`checkouts ${st}`, (r) => String(r.outcomes?.[st] ?? 0)),
+            line(`checkouts ${st}`, (r) => String(r.outcomes.business[st] ?? 0)),
           ),
           line('duration p50 / p95 / p99', (r) =>
             [r.business.p50, r.business.p95, r.business.p99].map((v) => duration(v)).join(' / '),

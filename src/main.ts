@@ -1,9 +1,12 @@
 import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { configureApp } from './bootstrap/configure-app';
 import { shutDownGracefully } from './bootstrap/graceful-shutdown';
+import { listeningMessage } from './bootstrap/listening-message';
 import { configFactories } from './config';
 import { appConfig } from './config/app.config';
 import { InvalidEnvironmentError } from './config/env';
@@ -27,7 +30,11 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
   shutDownGracefully(app);
-  await app.listen(appConfig().port);
+  const { port, roles } = appConfig();
+  await app.listen(port);
+  // The port actually bound: PORT=0 asks for any free one.
+  const bound = (app.getHttpServer().address() as AddressInfo).port;
+  new Logger('Bootstrap').log(listeningMessage(bound, roles));
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import { CORRELATION_HEADER } from '../src/infra/context/message-context';
-import { TestApp } from './support/test-app';
+import { eventually } from './support/eventually';
+import { logs, TestApp } from './support/test-app';
 
 describe('The HTTP surface', () => {
   let app: TestApp;
@@ -97,5 +98,46 @@ describe('The HTTP surface', () => {
 
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it.each([
+    ['malformed JSON', '{"email": ', 400],
+    ['a body over the limit', JSON.stringify({ padding: 'x'.repeat(2_000) }), 413],
+    ['a valid body on an unknown route', '{}', 404],
+  ])('when a request carries %s, then its response still gets one request log line', async (_what, body, status) => {
+    const correlationId = `log-line-${status}-${Date.now()}`;
+    await app
+      .http()
+      .post('/checkouts/nowhere')
+      .set('content-type', 'application/json')
+      .set(CORRELATION_HEADER, correlationId)
+      .send(body)
+      .expect(status);
+
+    const lines = await eventually(() => {
+      const found = logs.matching((line) => line.correlationId === correlationId && line.res !== undefined);
+      return found.length > 0 && found;
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 40,
+        req: { method: 'POST', url: '/checkouts/nowhere' },
+        res: { statusCode: status },
+        msg: 'request completed',
+      }),
+    ]);
+  });
+
+  it('when a request is served, then it gets exactly one request log line, with its correlation id', async () => {
+    const correlationId = `log-line-200-${Date.now()}`;
+    await app.http().get('/plans').set(CORRELATION_HEADER, correlationId).expect(200);
+
+    const lines = await eventually(() => {
+      const found = logs.matching((line) => line.correlationId === correlationId && line.res !== undefined);
+      return found.length > 0 && found;
+    });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, req: { method: 'GET', url: '/plans' }, res: { statusCode: 200 } }),
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { appConfig } from '../config/app.config';
 import { correlationMiddleware } from '../infra/context/context.module';
 import { errorBody } from '../infra/http/error-body';
 import { HttpErrorFilter } from '../infra/http/http-error.filter';
+import { requestLogging } from '../infra/logging/logging.module';
 import { createValidationPipe } from '../infra/http/validation.pipe';
 import { securityHeaders, serveConsole } from './console';
 
@@ -34,6 +35,7 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   const config = app.get<ConfigType<typeof appConfig>>(appConfig.KEY);
   app.useLogger(app.get(Logger));
   app.use(correlationMiddleware());
+  app.use(requestLogging());
   if (!config.roles.has('api')) app.use(operationsOnly);
   app.use(securityHeaders);
   serveConsole(app);

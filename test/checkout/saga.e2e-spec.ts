@@ -58,12 +58,37 @@ describe('The checkout saga', () => {
     });
     expect(await client.effects(id)).toEqual({ payment: 'authorized', entitlement: undefined, emails: 0 });
     const { body: waiting } = await client.admin(app.http().get('/admin/sagas?state=INTERVENTION')).expect(200);
-    expect(waiting.map((s: { id: string }) => s.id)).toContain(id);
+    expect(waiting.find((s: { id: string }) => s.id === id)).toEqual({
+      id,
+      state: 'INTERVENTION',
+      currentStep: 'billing.authorize-payment',
+      undoing: true,
+      attempts: 3,
+      toUndo: ['billing.authorize-payment'],
+      outcome: 'failed',
+      reason: 'not-licensed',
+      intervention: expect.stringContaining('billing.void-authorization failed'),
+      interruptedWhile: 'COMPENSATING',
+      backingOff: false,
+      nextDeadline: null,
+      version: expect.any(Number),
+      createdAt: expect.stringMatching(/Z$/),
+      updatedAt: expect.stringMatching(/Z$/),
+      steps: [
+        expect.objectContaining({ step: 'identity.verify-user', state: 'DONE', attempts: 1, compensationAttempts: 0 }),
+        expect.objectContaining({ step: 'billing.authorize-payment', state: 'COMPENSATING', compensationAttempts: 3 }),
+        expect.objectContaining({
+          step: 'content.grant-access',
+          state: 'FAILED',
+          startedAt: expect.stringMatching(/Z$/),
+        }),
+      ],
+    });
 
     app.get(Faults).clear();
     const retried = await client.admin(app.http().post(`/admin/sagas/${id}/retry`)).expect(200);
 
-    expect(retried.body).toMatchObject({ id, status: 'COMPENSATING' });
+    expect(retried.body).toEqual({ id, state: 'COMPENSATING', currentStep: expect.any(String), undoing: true });
     expect(await client.until(id, ['FAILED'])).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
     expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
     expect((await client.invariants([id])).violations).toEqual([]);
@@ -75,6 +100,31 @@ describe('The checkout saga', () => {
     await client.admin(app.http().post('/admin/sagas/nope/retry')).expect(400);
     await client.admin(app.http().get('/admin/sagas?state=LOST')).expect(400);
     await app.http().get('/admin/sagas').expect(401);
+  });
+
+  it('when the OpenAPI document describes /admin/sagas, then its schema names the camelCase fields it answers', async () => {
+    const { body: openApi } = await app.http().get('/docs-json').expect(200);
+    const schemas = openApi.components.schemas;
+
+    const listed = openApi.paths['/admin/sagas'].get.responses['200'].content['application/json'].schema;
+    expect(listed).toEqual({ type: 'array', items: { $ref: '#/components/schemas/SagaResponse' } });
+    expect(Object.keys(schemas.SagaResponse.properties)).toEqual(
+      expect.arrayContaining([
+        'state',
+        'currentStep',
+        'toUndo',
+        'interruptedWhile',
+        'backingOff',
+        'nextDeadline',
+        'steps',
+      ]),
+    );
+    expect(Object.keys(schemas.SagaStepResponse.properties)).toEqual(
+      expect.arrayContaining(['step', 'state', 'compensationAttempts', 'lastError', 'startedAt']),
+    );
+    for (const schema of [schemas.SagaResponse, schemas.SagaStepResponse]) {
+      expect(Object.keys(schema.properties).filter((name) => name.includes('_'))).toEqual([]);
+    }
   });
 
   it('when an action arrives after its compensation (a tombstone), then it is refused and changes nothing', async () => {

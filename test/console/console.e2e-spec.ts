@@ -33,7 +33,7 @@ const COMPARISON = {
     ['choreography', 'orchestration'].map((mode, i) => [
       mode,
       {
-        outcomes: { COMPLETED: 3, FAILED: 9, REJECTED: 6 },
+        outcomes: { business: { COMPLETED: 3, FAILED: 9, REJECTED: 6 }, faults: {} },
         business: {
           p50: 200 + i * 100,
           p95: 600 + i * 100,

@@ -81,6 +81,24 @@ export class AppProcess {
     else this.child.kill(signal);
   }
 
+  /**
+   * Signals only the process that was started (`npm`, say), not the processes it started: what a
+   * process manager, or Ctrl-C in a shell that signals only its child, does.
+   */
+  signalLeader(signal: NodeJS.Signals): void {
+    if (this.child.exitCode === null) this.child.kill(signal);
+  }
+
+  /** Whether any process of its group (the one started, or anything it started) is still running. */
+  get anyAlive(): boolean {
+    try {
+      process.kill(this.child.spawnargs[0] !== process.execPath ? -this.child.pid! : this.child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   async stop(): Promise<void> {
     this.signal('SIGKILL');
     await this.exited;

@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 
 /** Every error the API answers has this shape. */
 export interface ErrorBody {
@@ -53,6 +54,10 @@ export function toErrorBody(error: unknown): ErrorBody {
     const { message, error: _reason, statusCode: _status, ...extra } = response as Record<string, unknown>;
     const text = Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
     return errorBody(status, text, extra);
+  }
+  // The shape of /health's answer, so that a client reads both the same way.
+  if (isDatabaseUnavailable(error)) {
+    return errorBody(HttpStatus.SERVICE_UNAVAILABLE, 'down: postgres', { details: { postgres: { status: 'down' } } });
   }
   return errorBody(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
 }

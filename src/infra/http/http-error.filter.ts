@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { describeError } from '../errors';
 import { toErrorBody } from './error-body';
 
 /** One JSON error shape for every failure; unexpected ones are logged with their stack, never sent. */
@@ -10,7 +11,10 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const body = toErrorBody(exception);
-    if (body.statusCode >= 500) {
+    if (body.statusCode === 503) {
+      // A dependency that is down, not a bug: one line, without a stack.
+      this.logger.warn(`Answered 503: ${describeError(exception)}`);
+    } else if (body.statusCode >= 500) {
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     }
     if (response.headersSent) return;

@@ -54,6 +54,77 @@ export interface SagaLogEntry {
   detail?: unknown;
 }
 
+/** A saga as operators read it: camelCase, and `state` as in the `?state=` filter and the `sagas{state}` metric. */
+export interface SagaView {
+  id: string;
+  state: SagaStatus;
+  currentStep: ForwardStep;
+  undoing: boolean;
+  attempts: number;
+  toUndo: ForwardStep[];
+  outcome: Saga['outcome'] | null;
+  reason: string | null;
+  intervention: string | null;
+  interruptedWhile: Saga['interruptedWhile'] | null;
+  backingOff: boolean;
+  nextDeadline: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  steps: SagaStepView[];
+}
+
+export interface SagaStepView {
+  step: ForwardStep;
+  state: Exclude<StepStatus, 'PENDING'>;
+  attempts: number;
+  compensationAttempts: number;
+  uncertain: boolean;
+  result: unknown;
+  lastError: string | null;
+  startedAt: string;
+  updatedAt: string;
+}
+
+interface ListedSagaRow extends SagaRow {
+  attempts: number;
+  created_at: Date;
+  updated_at: Date;
+  /** Built by json_agg: its timestamps are strings. */
+  steps: Array<StepRow & { result: unknown; last_error: string | null; started_at: string; updated_at: string }>;
+}
+
+const iso = (at: Date | string): string => new Date(at).toISOString();
+
+const toSagaView = (row: ListedSagaRow): SagaView => ({
+  id: row.id,
+  state: row.status,
+  currentStep: row.current_step,
+  undoing: row.undoing,
+  attempts: row.attempts,
+  toUndo: row.to_undo,
+  outcome: row.outcome,
+  reason: row.reason,
+  intervention: row.intervention,
+  interruptedWhile: row.interrupted_while,
+  backingOff: row.backing_off,
+  nextDeadline: row.next_deadline ? iso(row.next_deadline) : null,
+  version: row.version,
+  createdAt: iso(row.created_at),
+  updatedAt: iso(row.updated_at),
+  steps: row.steps.map((step) => ({
+    step: step.step,
+    state: step.status,
+    attempts: step.attempts,
+    compensationAttempts: step.compensation_attempts,
+    uncertain: step.uncertain,
+    result: step.result,
+    lastError: step.last_error,
+    startedAt: iso(step.started_at),
+    updatedAt: iso(step.updated_at),
+  })),
+});
+
 /** Sagas in `checkout.sagas` and `checkout.saga_steps`, written only if nobody wrote them since they were read. */
 @Injectable()
 export class SagasRepository {
@@ -179,17 +250,24 @@ export class SagasRepository {
     return row?.id;
   }
 
-  /** Sagas in a status, most recently changed first. */
-  list(status: SagaStatus | undefined, limit: number) {
-    return this.txHost.tx.query<Array<Record<string, unknown>>>(
-      `SELECT s.*, coalesce(json_agg(st ORDER BY st.started_at) FILTER (WHERE st.step IS NOT NULL), '[]') AS steps
+  /** Sagas in a state, most recently changed first, with the steps they have started. */
+  async list(state: SagaStatus | undefined, limit: number): Promise<SagaView[]> {
+    const rows = await this.txHost.tx.query<ListedSagaRow[]>(
+      `SELECT s.*,
+              coalesce(json_agg(json_build_object(
+                'step', st.step, 'status', st.status, 'attempts', st.attempts,
+                'compensation_attempts', st.compensation_attempts, 'uncertain', st.uncertain,
+                'result', st.result, 'last_error', st.last_error,
+                'started_at', st.started_at, 'updated_at', st.updated_at) ORDER BY st.started_at)
+                FILTER (WHERE st.step IS NOT NULL), '[]') AS steps
          FROM checkout.sagas s LEFT JOIN checkout.saga_steps st ON st.saga_id = s.id
         WHERE $1::text IS NULL OR s.status = $1
         GROUP BY s.id
         ORDER BY s.updated_at DESC
         LIMIT $2`,
-      [status ?? null, limit],
+      [state ?? null, limit],
     );
+    return rows.map(toSagaView);
   }
 
   /** The saga's log, oldest first. */

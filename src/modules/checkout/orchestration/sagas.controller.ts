@@ -9,7 +9,7 @@ import {
   Post,
   Query,
 } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { Transactional } from '@nestjs-cls/transactional';
 import { IsIn, IsOptional } from 'class-validator';
 import { ClsService } from 'nestjs-cls';
@@ -18,11 +18,56 @@ import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
+import { SagasRepository, type SagaView, StaleSagaWriteError } from '../database/sagas.repository';
+import { FORWARD_STEPS } from '../domain/checkout';
 import type { SagaStatus } from '../domain/checkout.saga';
 import { SagaRunner } from './saga.runner';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;
+
+const STEP_STATES = ['STARTED', 'DONE', 'FAILED', 'COMPENSATING', 'COMPENSATED'] as const;
+
+class SagaStepResponse {
+  @ApiProperty({ enum: FORWARD_STEPS }) step!: string;
+  @ApiProperty({ enum: STEP_STATES }) state!: string;
+  @ApiProperty({ description: 'Sends of the step' }) attempts!: number;
+  @ApiProperty({ description: 'Sends of its compensation' }) compensationAttempts!: number;
+  @ApiProperty({ description: 'Sent without an answer yet: it may have happened' }) uncertain!: boolean;
+  @ApiProperty({ nullable: true, description: "The participant's answer, when it had one" }) result!: unknown;
+  @ApiProperty({ nullable: true }) lastError!: string | null;
+  @ApiProperty({ format: 'date-time' }) startedAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+class SagaResponse {
+  @ApiProperty({ format: 'uuid', description: 'The checkout it runs' }) id!: string;
+  @ApiProperty({ enum: SAGA_STATUSES, example: 'RUNNING' }) state!: string;
+  @ApiProperty({ enum: FORWARD_STEPS, description: 'The step it is at, or undoing' }) currentStep!: string;
+  @ApiProperty({ description: 'Whether it is undoing steps (compensating)' }) undoing!: boolean;
+  @ApiProperty({ description: 'Sends of the current step or compensation' }) attempts!: number;
+  @ApiProperty({ enum: FORWARD_STEPS, isArray: true, description: 'Steps still to undo, next first' })
+  toUndo!: string[];
+  @ApiProperty({ enum: ['completed', 'rejected', 'failed'], nullable: true }) outcome!: string | null;
+  @ApiProperty({ nullable: true, example: 'not-licensed' }) reason!: string | null;
+  @ApiProperty({ nullable: true, description: 'Why a person is needed' }) intervention!: string | null;
+  @ApiProperty({ enum: ['RUNNING', 'COMPENSATING'], nullable: true, description: 'What a retry resumes' })
+  interruptedWhile!: string | null;
+  @ApiProperty({ description: 'Waiting out a backoff after a failed answer' }) backingOff!: boolean;
+  @ApiProperty({ format: 'date-time', nullable: true, description: 'When it sends again without an answer' })
+  nextDeadline!: string | null;
+  @ApiProperty() version!: number;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ type: [SagaStepResponse], description: 'The steps it has started, in order' })
+  steps!: SagaStepResponse[];
+}
+
+class SagaRetryResponse {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ enum: SAGA_STATUSES, example: 'COMPENSATING' }) state!: string;
+  @ApiProperty({ enum: FORWARD_STEPS }) currentStep!: string;
+  @ApiProperty() undoing!: boolean;
+}
 
 class SagaQuery {
   @ApiPropertyOptional({ enum: SAGA_STATUSES, example: 'INTERVENTION' })
@@ -47,17 +92,17 @@ export class SagasController {
   ) {}
 
   @Get()
-  @ApiOkResponse({ description: 'Sagas (with their steps), most recently changed first' })
-  list(@Query() query: SagaQuery) {
+  @ApiOkResponse({ type: [SagaResponse], description: 'Sagas (with their steps), most recently changed first' })
+  list(@Query() query: SagaQuery): Promise<SagaView[]> {
     return this.sagas.list(query.state, query.limit ?? 50);
   }
 
   @Post(':id/retry')
   @HttpCode(200)
   @Transactional()
-  @ApiOkResponse({ description: 'Resumed from the step (or compensation) it stopped at' })
+  @ApiOkResponse({ type: SagaRetryResponse, description: 'Resumed from the step (or compensation) it stopped at' })
   @ApiConflictResponse({ description: 'The saga does not wait for a person' })
-  async retry(@Param('id', new ParseUUIDPipe()) id: string) {
+  async retry(@Param('id', new ParseUUIDPipe()) id: string): Promise<SagaRetryResponse> {
     const stored = await this.sagas.load(id);
     const checkout = await this.checkouts.find(id);
     if (!stored || !checkout) throw new NotFoundException(`No saga ${id}`);
@@ -71,6 +116,7 @@ export class SagasController {
       if (error instanceof StaleSagaWriteError) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);
       throw error;
     });
-    return { id, status: saga?.status, currentStep: saga?.current, undoing: saga?.undoing };
+    if (!saga) throw new NotFoundException(`No saga ${id}`);
+    return { id, state: saga.status, currentStep: saga.current, undoing: saga.undoing };
   }
 }
