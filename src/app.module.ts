@@ -12,6 +12,7 @@ import { OutboxModule } from './infra/outbox/outbox.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { RolesModule } from './infra/roles/roles.module';
 import { SchedulingModule } from './infra/scheduling/scheduling.module';
+import { TracingModule } from './infra/tracing/tracing.module';
 import { BillingModule } from './modules/billing';
 import { CheckoutModule } from './modules/checkout';
 import { ContentModule } from './modules/content';
@@ -24,6 +25,7 @@ import { OperationsModule } from './operations/operations.module';
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: configFactories }),
     ScheduleModule.forRoot(),
+    TracingModule,
     ContextModule,
     LoggingModule,
     RolesModule,
