@@ -19,6 +19,7 @@ import { ContentModule } from './modules/content';
 import { IdentityModule } from './modules/identity';
 import { NotificationsModule } from './modules/notifications';
 import { OperationsModule } from './operations/operations.module';
+import { QueueBoardModule } from './operations/queue-board.module';
 
 /** The composition root: shared infrastructure first, then the business modules. */
 @Module({
@@ -42,6 +43,7 @@ import { OperationsModule } from './operations/operations.module';
     NotificationsModule,
     CheckoutModule,
     OperationsModule,
+    QueueBoardModule,
   ],
 })
 export class AppModule {}

@@ -28,10 +28,15 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.expected) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const [scheme, token] = header.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token || !timingSafeEqual(digest(token), this.expected)) {
+    return this.authorize(scheme?.toLowerCase() === 'bearer' ? token : undefined);
+  }
+
+  /** Whether this is the admin token: the same check for routes mounted as Express middleware. */
+  authorize(token: string | undefined): boolean {
+    if (!this.expected) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
+    if (!token || !timingSafeEqual(digest(token), this.expected)) {
       throw new UnauthorizedException('A valid admin bearer token is required');
     }
     return true;
