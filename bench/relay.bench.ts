@@ -20,6 +20,7 @@ import {
   startApp,
   until,
 } from './bench-env';
+import { tracingCost } from './tracing.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
@@ -290,6 +291,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
     const light = await latencyAt(app, LIGHT_RATE, 'light');
     await app.close();
     const notify = await notifyCost();
+    const tracing = await tracingCost();
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const notifyCostShare = 1 - notify.withNotify / notify.withoutNotify;
     const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -327,6 +329,12 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
         `costs ${(notifyCostShare * 100).toFixed(1)}%, goal <= 5%`,
       ],
       ['(d) producer commits/s, no NOTIFY', `${notify.withoutNotify.toFixed(0)} commits/s`, 'baseline'],
+      ['(e) drain in its own process, no trace exporter', `${tracing.untraced.toFixed(0)} events/s`, 'baseline'],
+      [
+        '(e) the same drain with the OTLP trace exporter',
+        `${tracing.traced.toFixed(0)} events/s`,
+        `tracing costs ${((1 - tracing.traced / tracing.untraced) * 100).toFixed(1)}%`,
+      ],
     ];
     const width = Math.max(...rows.map((r) => r[0].length));
     const valueWidth = Math.max(...rows.map((r) => r[1].length));
@@ -346,6 +354,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
       light,
       notify,
       notifyCostShare,
+      tracing,
     };
   } finally {
     await cleanRedis();

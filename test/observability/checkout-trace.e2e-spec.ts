@@ -3,7 +3,7 @@ import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { ProcessCheckoutClient } from '../support/process-client';
-import { newQueuePrefix } from '../support/test-app';
+import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
 const INTERNAL = 1;
@@ -39,6 +39,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
   const receiver = new OtlpReceiver();
   const processes: AppProcess[] = [];
   let client: ProcessCheckoutClient;
+  let api: AppProcess;
 
   beforeAll(async () => {
     database = await TestDatabase.create();
@@ -52,8 +53,12 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
-    const api = await AppProcess.start({
+    api = await AppProcess.start({
       ...shared,
+      ADMIN_TOKEN,
+      FAULT_INJECTION: 'true',
+      SAGA_STEP_TIMEOUT_MS: '500',
+      SAGA_SWEEP_INTERVAL_MS: '100',
       APP_ROLES: 'api,worker,orchestrator',
       OTEL_SERVICE_NAME: 'checkout-api',
     });
@@ -165,4 +170,45 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
       expect(sends.length).toBeGreaterThanOrEqual(processes.length);
     },
   );
+
+  const injectOnce = async (point: string, action: string) => {
+    const answer = await fetch(`${api.url}/admin/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify({ rules: [{ point, action, times: 1 }] }),
+    });
+    expect(answer.status).toBe(200);
+  };
+
+  it('when an orchestrated step times out and the saga sends it again after its deadline, then the retry is in the same trace', async () => {
+    await injectOnce('step:billing.authorize-payment', 'timeout-before');
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    await client.until(id, ['COMPLETED']);
+
+    const spans = await traceOf(id, STEPS.orchestration);
+    const authorizations = spans.filter(
+      (span) => span.kind === CONSUMER && span.attributes['app.message.type'] === 'billing.authorize-payment.v1',
+    );
+    expect(authorizations.length).toBeGreaterThanOrEqual(2);
+    const deadline = spans.find((span) => span.name === 'saga deadline');
+    expect(deadline?.attributes['app.checkout.id']).toBe(id);
+    // The second send of the step was published under the deadline's span.
+    expect(spans.filter((span) => span.parentSpanId === deadline?.spanId).map((span) => span.name)).toContain(
+      'create billing.authorize-payment.v1',
+    );
+  });
+
+  it('when a choreographed step fails, then the compensation that undoes the payment is in the same trace', async () => {
+    await injectOnce('step:content.grant-access', 'fail');
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'choreography' });
+    await client.until(id, ['FAILED']);
+
+    const spans = await traceOf(id, ['checkout.checkout-requested.v1', 'billing.payment-authorized.v1']);
+    const processed = spans
+      .filter((span) => span.kind === CONSUMER)
+      .map((span) => String(span.attributes['app.message.type']));
+    expect(processed.some((type) => /void|fail|denied|revok/.test(type))).toBe(true);
+  });
 });

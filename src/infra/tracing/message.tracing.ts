@@ -232,3 +232,33 @@ export function traceInboxBatch<T>(
     },
   );
 }
+
+/** The W3C context of the current span, to store beside work that a timer will take up later. */
+export function currentTraceContext(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+/**
+ * Work that a timer takes up (a saga's deadline): an internal span in the trace of the stored
+ * context, so that what it publishes stays in the checkout's trace.
+ */
+export function traceScheduled<T>(
+  name: string,
+  stored: Record<string, string> | undefined,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextOf(stored, ROOT_CONTEXT));
+  return context.with(trace.setSpan(ROOT_CONTEXT, span), work).then(
+    (result) => {
+      endSpan(span);
+      return result;
+    },
+    (error: unknown) => {
+      endSpan(span, error);
+      throw error;
+    },
+  );
+}

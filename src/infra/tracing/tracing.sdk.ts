@@ -52,7 +52,7 @@ export function startTracing(env: Env = process.env): boolean {
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       // Relays, workers and sweepers poll all the time: only queries and commands inside a traced
       // unit of work are recorded, not the polling itself.
-      new PgInstrumentation({ requireParentSpan: true }),
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });

@@ -11,6 +11,7 @@ import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
 import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
+import { AddSagaTraceContext1795970003700 } from './database/migrations/1795970003700-add-saga-trace-context';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
@@ -40,6 +41,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
         CreateCheckoutTables1795970002500,
         CreateSagaTables1795970003500,
         AddSagaBackoff1795970003600,
+        AddSagaTraceContext1795970003700,
       ],
     }),
   ],
