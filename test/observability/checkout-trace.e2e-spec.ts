@@ -70,11 +70,11 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
           const health = await app.get('/health').catch(() => ({ status: 0 }));
           if (health.status !== 200) throw new Error(`not healthy yet:\n${app.tail()}`);
         },
-        { timeoutMs: 60_000 },
+        { timeoutMs: 150_000, intervalMs: 250 },
       );
     }
     client = new ProcessCheckoutClient(api.url);
-  }, 120_000);
+  }, 320_000);
   afterAll(async () => {
     for (const app of processes) await app.stop();
     await receiver.stop();
