@@ -205,10 +205,17 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     const id = await client.start({ userId: user.id, mode: 'choreography' });
     await client.until(id, ['FAILED']);
 
-    const spans = await traceOf(id, ['checkout.checkout-requested.v1', 'billing.payment-authorized.v1']);
-    const processed = spans
-      .filter((span) => span.kind === CONSUMER)
-      .map((span) => String(span.attributes['app.message.type']));
-    expect(processed.some((type) => /void|fail|denied|revok/.test(type))).toBe(true);
+    // The refusal is handled by billing, which voids the payment: both in the checkout's trace.
+    const spans = await traceOf(id, [
+      'checkout.checkout-requested.v1',
+      'billing.payment-authorized.v1',
+      'content.access-refused.v1',
+    ]);
+    const voiding = spans.find(
+      (span) =>
+        span.kind === CONSUMER && span.attributes['messaging.consumer.group.name'] === 'billing.void-authorization',
+    );
+    expect(voiding?.attributes['app.message.type']).toBe('content.access-refused.v1');
+    expect(spans.map((span) => span.name)).toContain('create billing.payment-voided.v1');
   });
 });
