@@ -21,6 +21,7 @@ import {
   until,
 } from './bench-env';
 import { phase, track } from './progress';
+import { tracingCost } from './tracing.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
@@ -305,6 +306,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
     await app.close();
     const notify = await notifyCost();
     phase('relay: done');
+    const tracing = await tracingCost();
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const notifyCostShare = 1 - notify.withNotify / notify.withoutNotify;
     const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -342,6 +344,12 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
         `costs ${(notifyCostShare * 100).toFixed(1)}%, goal <= 5%`,
       ],
       ['(d) producer commits/s, no NOTIFY', `${notify.withoutNotify.toFixed(0)} commits/s`, 'baseline'],
+      ['(e) drain in its own process, no trace exporter', `${tracing.untraced.toFixed(0)} events/s`, 'baseline'],
+      [
+        '(e) the same drain with the OTLP trace exporter',
+        `${tracing.traced.toFixed(0)} events/s`,
+        `tracing costs ${((1 - tracing.traced / tracing.untraced) * 100).toFixed(1)}%`,
+      ],
     ];
     const width = Math.max(...rows.map((r) => r[0].length));
     const valueWidth = Math.max(...rows.map((r) => r[1].length));
@@ -361,6 +369,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
       light,
       notify,
       notifyCostShare,
+      tracing,
     };
   } finally {
     await cleanRedis();

@@ -13,18 +13,21 @@ import { OutboxModule } from './infra/outbox/outbox.module';
 import { RedisModule } from './infra/redis/redis.module';
 import { RolesModule } from './infra/roles/roles.module';
 import { SchedulingModule } from './infra/scheduling/scheduling.module';
+import { TracingModule } from './infra/tracing/tracing.module';
 import { BillingModule } from './modules/billing';
 import { CheckoutModule } from './modules/checkout';
 import { ContentModule } from './modules/content';
 import { IdentityModule } from './modules/identity';
 import { NotificationsModule } from './modules/notifications';
 import { OperationsModule } from './operations/operations.module';
+import { QueueBoardModule } from './operations/queue-board.module';
 
 /** The composition root: shared infrastructure first, then the business modules. */
 @Module({
   imports: [
     ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: configFactories }),
     ScheduleModule.forRoot(),
+    TracingModule,
     ContextModule,
     LoggingModule,
     RolesModule,
@@ -42,6 +45,7 @@ import { OperationsModule } from './operations/operations.module';
     NotificationsModule,
     CheckoutModule,
     OperationsModule,
+    QueueBoardModule,
   ],
 })
 export class AppModule {}

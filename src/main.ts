@@ -1,3 +1,4 @@
+import './infra/tracing/tracing.start';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';

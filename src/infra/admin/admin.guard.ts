@@ -40,10 +40,15 @@ export class AdminGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (!this.isAdminToken) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const [scheme, token] = header.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token || !this.isAdminToken(token)) {
+    return this.authorize(scheme?.toLowerCase() === 'bearer' ? token : undefined);
+  }
+
+  /** Whether this is the admin token: the same check for routes mounted as Express middleware. */
+  authorize(token: string | undefined): boolean {
+    if (!this.isAdminToken) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
+    if (!token || !this.isAdminToken(token)) {
       throw new UnauthorizedException('A valid admin bearer token is required');
     }
     return true;

@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { InjectedFault } from '../faults/faults';
+import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import type { Delivery } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { MessageHandler } from './subscriptions';
@@ -59,7 +60,9 @@ export class Inbox {
   ) {}
 
   handle(item: InboxDelivery): Promise<InboxOutcome> {
-    if (item.exclusive) return this.inOneTransaction([item]).then(([outcome]) => outcome);
+    if (item.exclusive) {
+      return continueTrace(item.delivery.headers, () => this.inOneTransaction([item])).then(([outcome]) => outcome);
+    }
     return new Promise((resolve, reject) => {
       const queued = this.waiting.get(item.queue) ?? [];
       queued.push({ item, resolve, reject });
@@ -75,7 +78,11 @@ export class Inbox {
     if (queued.length === 0) return;
     const batch = queued.splice(0, this.config.consumerBatchSize);
     if (queued.length > 0) setImmediate(() => this.flush(queue));
-    void this.run(batch);
+    void traceInboxBatch(
+      queue,
+      batch.map((waiting) => waiting.item.delivery.headers),
+      () => this.run(batch),
+    );
   }
 
   private async run(batch: Waiting[]): Promise<void> {
@@ -132,7 +139,7 @@ export class Inbox {
       this.cls.set('headers', delivery.headers);
       this.cls.set('faultDecisions', faultDecisions);
       if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
-      return handle(payload, delivery);
+      return continueTrace(delivery.headers, () => handle(payload, delivery));
     });
   }
 }

@@ -20,6 +20,7 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import type { OutboxJob } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
+import { traceProcess } from '../tracing/message.tracing';
 
 /**
  * One BullMQ worker per module queue. Each delivery runs in the context of its message
@@ -93,9 +94,12 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       return;
     }
 
+    const trace = traceProcess({ ...delivery, payload }, subscription.queue);
+    delivery.headers = trace.headers; // the handler continues the delivery's span
     const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
     await this.cls.runWith(context, async () => {
       let outcome: ConsumeOutcome = 'retried';
+      let failure: unknown;
       try {
         outcome = await this.inbox.handle({
           delivery,
@@ -107,10 +111,12 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           faultDecisions: new Map(),
         });
       } catch (error) {
+        failure = error;
         outcome = await this.failed(job, delivery.attempt, error);
         if (outcome === 'retried') throw error;
       } finally {
         this.metrics.observeHandled(delivery.consumer, outcome, startedAt, delivery.createdAt);
+        trace.end(outcome, failure);
       }
       if (outcome === 'duplicate') {
         await this.deliveryLog.attempt(job.data, delivery.attempt, 'duplicate').catch(() => undefined);

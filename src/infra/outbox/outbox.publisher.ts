@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../context/message-context';
+import { traceCreate } from '../tracing/message.tracing';
 import { type MessageContract, parsePayload } from './message';
 import { RelaySignal } from './relay-signal';
 
@@ -43,6 +44,14 @@ export class OutboxPublisher {
     const id = randomUUID();
     // A transaction always runs in a context; work started outside any request gets its own id.
     if (!this.cls.get('correlationId')) this.cls.set('correlationId', randomUUID());
+    const correlationId = this.cls.get('correlationId');
+    const headers = traceCreate({
+      id,
+      type: contract.type,
+      correlationId,
+      payload,
+      headers: { ...this.cls.get('headers'), ...options.headers },
+    });
     await this.txHost.tx.query(
       `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -52,9 +61,9 @@ export class OutboxPublisher {
         contract.type,
         options.aggregateId,
         JSON.stringify(payload),
-        this.cls.get('correlationId'),
+        correlationId,
         this.cls.get('causationId') ?? null,
-        JSON.stringify({ ...this.cls.get('headers'), ...options.headers }),
+        JSON.stringify(headers),
       ],
     );
     this.signal.mark(this.txHost.tx);

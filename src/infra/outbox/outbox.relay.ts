@@ -18,6 +18,7 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
+import { traceRelayBatch } from '../tracing/message.tracing';
 
 export interface MessageRow {
   id: string;
@@ -135,8 +136,9 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
       if (rows.length === 0) return 0;
 
       const unrouted = new Set<string>();
-      const jobs = rows.flatMap((row) => {
-        const message = toMessage(row);
+      const messages = rows.map(toMessage);
+      const tracing = traceRelayBatch(messages);
+      const jobs = messages.flatMap((message) => {
         const subscriptions = this.subscriptions.of(message.type, message.headers);
         if (subscriptions.length === 0) {
           unrouted.add(message.id);
@@ -145,12 +147,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         return subscriptions.map(({ queue, consumer }) => ({
           queue,
           jobId: jobIdOf(message.id, consumer),
-          job: { ...message, consumer },
+          job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
         }));
       });
       const copies =
         this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-      await this.queues.push([...jobs, ...copies]);
+      await tracing.push(() => this.queues.push([...jobs, ...copies]));
       for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
 
       this.faults.failIfInjected('relay.after-push');

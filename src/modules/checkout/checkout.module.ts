@@ -12,6 +12,7 @@ import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
 import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
 import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970003700-scope-idempotency-keys';
+import { AddSagaTraceContext1795970003800 } from './database/migrations/1795970003800-add-saga-trace-context';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
@@ -43,6 +44,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
         CreateSagaTables1795970003500,
         AddSagaBackoff1795970003600,
         ScopeIdempotencyKeys1795970003700,
+        AddSagaTraceContext1795970003800,
       ],
     }),
   ],

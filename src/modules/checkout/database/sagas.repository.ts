@@ -3,6 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import type { ForwardStep } from '../domain/checkout';
 import { CHECKOUT_SAGA, type Saga, type SagaStatus, type StepRecord, type StepStatus } from '../domain/checkout.saga';
+import { currentTraceContext } from '../../../infra/tracing/message.tracing';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
 export class StaleSagaWriteError extends Error {
@@ -173,9 +174,18 @@ export class SagasRepository {
 
   async insert(id: string, saga: Saga, deadline: Date | undefined): Promise<void> {
     await this.txHost.tx.query(
-      `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, next_deadline, version)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 1)`,
-      [id, saga.status, saga.current, saga.undoing, attemptsOf(saga), saga.toUndo, deadline ?? null],
+      `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, next_deadline, version, trace_context)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)`,
+      [
+        id,
+        saga.status,
+        saga.current,
+        saga.undoing,
+        attemptsOf(saga),
+        saga.toUndo,
+        deadline ?? null,
+        JSON.stringify(currentTraceContext()),
+      ],
     );
     await this.saveSteps(id, saga);
   }
@@ -186,7 +196,7 @@ export class SagasRepository {
       `UPDATE checkout.sagas
           SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
               reason = $9, intervention = $10, interrupted_while = $11, next_deadline = $12,
-              backing_off = $13, version = version + 1, updated_at = clock_timestamp()
+              backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
         WHERE id = $1 AND version = $2
         RETURNING version`,
       [
@@ -203,6 +213,7 @@ export class SagasRepository {
         saga.interruptedWhile ?? null,
         deadline ?? null,
         saga.backingOff ?? false,
+        JSON.stringify(currentTraceContext()),
       ],
     );
     if (rows.length === 0) throw new StaleSagaWriteError(id, readVersion);
@@ -248,6 +259,15 @@ export class SagasRepository {
       [except],
     );
     return row?.id;
+  }
+
+  /** Where the trace of the saga's checkout was when the saga last moved (see tracing). */
+  async traceContextOf(id: string): Promise<Record<string, string>> {
+    const [row] = await this.txHost.tx.query<Array<{ trace_context: Record<string, string> }>>(
+      `SELECT trace_context FROM checkout.sagas WHERE id = $1`,
+      [id],
+    );
+    return row?.trace_context ?? {};
   }
 
   /** Sagas in a state, most recently changed first, with the steps they have started. */

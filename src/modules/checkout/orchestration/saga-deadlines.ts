@@ -6,6 +6,7 @@ import type { MessageContext } from '../../../infra/context/message-context';
 import { describeError } from '../../../infra/errors';
 import type { PeriodicTask } from '../../../infra/scheduling/periodic-task';
 import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
+import { traceScheduled } from '../../../infra/tracing/message.tracing';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository } from '../database/sagas.repository';
@@ -51,7 +52,13 @@ export class SagaDeadlines {
             const checkout = await this.checkouts.find(claimed);
             this.cls.set('correlationId', checkout?.correlation_id ?? claimed);
             this.cls.set('headers', ORCHESTRATED);
-            await this.runner.handle(claimed, { type: 'deadline' });
+            const sagaId = claimed;
+            await traceScheduled(
+              'saga deadline',
+              await this.sagas.traceContextOf(sagaId),
+              { 'app.checkout.id': sagaId },
+              () => this.runner.handle(sagaId, { type: 'deadline' }),
+            );
             return true;
           }),
         );

@@ -1,0 +1,63 @@
+const PROMQL_WORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'offset',
+  'bool',
+  'inf',
+  'nan',
+]);
+
+/** The metric names a PromQL expression reads (functions, labels, keywords and numbers left out). */
+export function metricNamesIn(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""') // strings
+    .replace(/\{[^}]*\}/g, '') // label matchers
+    .replace(/\[[^\]]*\]/g, '') // ranges
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ''); // label lists
+  const names = [...bare.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*(?!\s*\()/g)]
+    .filter((match) => !/[a-zA-Z0-9_:(]/.test(bare.slice(match.index + match[0].length).trimStart()[0] ?? ''))
+    .map((match) => match[0])
+    .filter((name) => !PROMQL_WORDS.has(name.toLowerCase()));
+  return [...new Set(names)];
+}
+
+/** Every series name that GET /metrics can show: histograms as their _bucket, _sum and _count. */
+export function exportedMetricNames(exposition: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of exposition.split('\n')) {
+    const type = /^# TYPE (\S+) (\S+)/.exec(line);
+    if (type) {
+      const [, name, kind] = type;
+      names.add(name);
+      if (kind === 'histogram' || kind === 'summary') ['_bucket', '_sum', '_count'].forEach((s) => names.add(name + s));
+    } else if (line && !line.startsWith('#')) {
+      names.add(line.split(/[{\s]/)[0]);
+    }
+  }
+  return names;
+}
+
+interface Panel {
+  title?: string;
+  targets?: Array<{ expr?: string }>;
+  panels?: Panel[];
+}
+
+/** Each panel query's metric names that the app does not export, as `panel: name`. */
+export function unknownDashboardMetrics(dashboard: { panels?: Panel[] }, exported: Set<string>): string[] {
+  const panels = (dashboard.panels ?? []).flatMap((panel) => [panel, ...(panel.panels ?? [])]);
+  return panels.flatMap((panel) =>
+    (panel.targets ?? []).flatMap((target) =>
+      metricNamesIn(target.expr ?? '')
+        .filter((name) => !exported.has(name))
+        .map((name) => `${panel.title ?? '?'}: ${name}`),
+    ),
+  );
+}
