@@ -62,6 +62,37 @@ export class CheckoutClient {
     return request.set('authorization', `Bearer ${ADMIN_TOKEN}`);
   }
 
+  /**
+   * What left the system for a checkout: the operations the card gateway approved under it, and
+   * the welcome emails the mail transport handed over. Counted where a 2 can show up.
+   */
+  async leftTheSystem(checkoutId: string): Promise<{
+    authorize: number;
+    capture: number;
+    void: number;
+    refund: number;
+    welcomeEmails: number;
+  }> {
+    const db = this.app.database;
+    const operations = await db.query<{ operation: string; n: number }>(
+      `SELECT operation, count(*)::int AS n FROM billing.gateway_requests
+        WHERE reference = $1 AND approved GROUP BY operation`,
+      [checkoutId],
+    );
+    const [{ n: welcomeEmails }] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = 'welcome'`,
+      [checkoutId],
+    );
+    const count = (operation: string) => operations.find((row) => row.operation === operation)?.n ?? 0;
+    return {
+      authorize: count('authorize'),
+      capture: count('capture'),
+      void: count('void'),
+      refund: count('refund'),
+      welcomeEmails,
+    };
+  }
+
   /** What each module recorded about a checkout: the facts the invariants are about. */
   async effects(checkoutId: string): Promise<{ payment?: string; entitlement?: string; emails: number }> {
     const db = this.app.database;
