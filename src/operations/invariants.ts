@@ -9,6 +9,7 @@ export const INVARIANT_RULES = [
   'double-email',
   'missing-email',
   'email-without-capture',
+  'email-for-nothing',
   'missing-capture',
   'missing-access',
   'access-for-nothing',
@@ -57,6 +58,7 @@ interface CheckoutFacts {
 }
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
+const IN_FLIGHT = new Set(['PENDING', 'INTERVENTION']);
 
 /** The invariants of PRODUCT.md; each names its rule, when it applies, and what breaks it. */
 const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean; description: string }> = [
@@ -87,8 +89,13 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
   },
   {
     rule: 'email-without-capture',
-    broken: (f) => f.emails > 0 && f.captures === 0,
-    description: 'a welcome email was handed over for a checkout whose money was never captured',
+    broken: (f) => IN_FLIGHT.has(f.status) && f.emails > 0 && f.captures === 0,
+    description: 'a welcome email was handed over before the money was captured (the pivot comes first)',
+  },
+  {
+    rule: 'email-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.emails > 0,
+    description: 'a welcome email was handed over for a checkout that did not sell',
   },
   {
     rule: 'missing-capture',
