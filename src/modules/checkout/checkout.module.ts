@@ -11,12 +11,14 @@ import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
 import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
+import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
 import { OrchestrationCoordinator } from './orchestration/orchestration.coordinator';
 import { OrchestratorReaction } from './orchestration/orchestrator.reaction';
+import { RecordRefundReaction } from './record-refund/record-refund.reaction';
 import { SagaDeadlines } from './orchestration/saga-deadlines';
 import { SagaMetrics } from './orchestration/saga.metrics';
 import { SagaRunner } from './orchestration/saga.runner';
@@ -40,6 +42,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
         CreateCheckoutTables1795970002500,
         CreateSagaTables1795970003500,
         AddSagaBackoff1795970003600,
+        AddCheckoutRefunds1795970004500,
       ],
     }),
   ],
@@ -64,6 +67,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
       useFactory: (...coordinators: CheckoutCoordinator[]) => coordinators,
     },
     TrackProgressReaction,
+    RecordRefundReaction,
     StalledCheckouts,
     SagasRepository,
     SagaRunner,
