@@ -19,6 +19,8 @@ import { ListPlansController } from './list-plans/list-plans.controller';
 import { OrchestrationCoordinator } from './orchestration/orchestration.coordinator';
 import { OrchestratorReaction } from './orchestration/orchestrator.reaction';
 import { RecordRefundReaction } from './record-refund/record-refund.reaction';
+import { ResumeCheckoutController } from './resume-checkout/resume-checkout.controller';
+import { ResumeCheckout } from './resume-checkout/resume-checkout.handler';
 import { SagaDeadlines } from './orchestration/saga-deadlines';
 import { SagaMetrics } from './orchestration/saga.metrics';
 import { SagaRunner } from './orchestration/saga.runner';
@@ -53,6 +55,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     CheckoutTimelineController,
     ListPlansController,
     SagasController,
+    ResumeCheckoutController,
   ],
   providers: [
     CheckoutsRepository,
@@ -68,6 +71,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     },
     TrackProgressReaction,
     RecordRefundReaction,
+    ResumeCheckout,
     StalledCheckouts,
     SagasRepository,
     SagaRunner,
