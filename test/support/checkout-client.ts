@@ -3,6 +3,13 @@ import { Invariants, type InvariantReport } from '../../src/operations/invariant
 import { eventually } from './eventually';
 import { ADMIN_TOKEN, type TestApp } from './test-app';
 
+/** What leaves the system for one checkout (see CheckoutClient.leftTheSystem), by how it ends. */
+export const LEFT = {
+  sold: { authorize: 1, capture: 1, void: 0, refund: 0, welcomeEmails: 1 },
+  undone: { authorize: 1, capture: 0, void: 1, refund: 0, welcomeEmails: 0 },
+  nothing: { authorize: 0, capture: 0, void: 0, refund: 0, welcomeEmails: 0 },
+} as const;
+
 /** What tests do through the REST API, the way a client would. */
 export class CheckoutClient {
   constructor(private readonly app: TestApp) {}
