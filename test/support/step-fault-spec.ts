@@ -20,7 +20,8 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
           OUTBOX_RELAY_INTERVAL_MS: '50',
           OUTBOX_ATTEMPTS: '3',
           OUTBOX_BACKOFF_MS: '20',
-          SAGA_STEP_TIMEOUT_MS: '250',
+          // Long enough that a busy machine does not turn an answer into silence (and a resend).
+          SAGA_STEP_TIMEOUT_MS: '600',
           SAGA_STEP_ATTEMPTS: '3',
           SAGA_PIVOT_ATTEMPTS: '3',
           SAGA_COMPENSATION_ATTEMPTS: '3',

@@ -18,7 +18,7 @@ export interface Mail {
 
 /** `<welcome.<checkout id>@<domain of the sender>>`: the same for every attempt at one checkout's email. */
 export function messageIdFor(template: string, checkoutId: string, from: string): string {
-  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'checkout.local';
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
   return `<${template}.${checkoutId}@${domain}>`;
 }
 
