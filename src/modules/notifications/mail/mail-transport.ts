@@ -1,6 +1,7 @@
 import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { Pool } from 'pg';
+import { describeError } from '../../../infra/errors';
 
 export interface Mail {
   to: string;
@@ -52,11 +53,20 @@ export class MailHandovers implements OnApplicationShutdown {
  * and each hand-over is recorded as it happens.
  */
 export abstract class MailTransport {
+  private readonly log = new Logger('MailTransport');
+
   constructor(private readonly handovers: MailHandovers) {}
 
+  /**
+   * Hands the email over, then records that it did. A record that fails is logged, not thrown:
+   * throwing would roll the handler back and send the email again, a real second email to the
+   * buyer, where a missing record only makes the checker report a missing email.
+   */
   async send(mail: Mail): Promise<void> {
     await this.handOver(mail);
-    await this.handovers.record(mail, this.name);
+    await this.handovers.record(mail, this.name).catch((error: unknown) => {
+      this.log.error(`Email ${mail.messageId} was handed over but not recorded: ${describeError(error)}`);
+    });
   }
 
   protected abstract readonly name: string;
