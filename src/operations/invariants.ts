@@ -1,78 +1,126 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
+/** The stable, machine-readable names of the rules; tests and scripts match on these. */
+export const INVARIANT_RULES = [
+  'held-money',
+  'double-charge',
+  'charged-for-nothing',
+  'double-email',
+  'missing-email',
+  'email-without-capture',
+  'email-for-nothing',
+  'missing-capture',
+  'missing-access',
+  'access-for-nothing',
+] as const;
+export type InvariantRule = (typeof INVARIANT_RULES)[number];
+
 export interface InvariantViolation {
   checkoutId: string;
   status: string;
-  rule: string;
+  rule: InvariantRule;
+  description: string;
+}
+
+/** What a checkout that waits for a person has left in the world, so the person knows what is at stake. */
+export interface AtStake {
+  checkoutId: string;
+  status: 'INTERVENTION';
+  /** Approved authorizations neither captured, voided nor refunded: money held on the card. */
+  heldAuthorizations: number;
+  /** Approved captures not refunded: money taken. */
+  capturedPayments: number;
+  activeAccess: number;
+  welcomeEmails: number;
 }
 
 export interface InvariantReport {
   checked: number;
   violations: InvariantViolation[];
+  atStake: AtStake[];
 }
 
+/** What left the system for one checkout, as the gateway and the mail transport saw it, and our access rows. */
 interface CheckoutFacts {
   id: string;
   status: string;
-  captured: number;
+  /** Approved authorizations that nothing (capture, void, refund) followed. */
   held: number;
-  active: number;
+  /** Approved captures. */
+  captures: number;
+  /** Approved captures whose authorization was not refunded. */
+  charged: number;
+  /** Welcome emails handed to the mail transport. */
   emails: number;
+  /** Active entitlements. */
+  active: number;
 }
 
-/** The invariants of PRODUCT.md, as rules over what each module recorded about one checkout. */
-const RULES: Array<{ rule: string; applies: (f: CheckoutFacts) => boolean; holds: (f: CheckoutFacts) => boolean }> = [
+const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
+const IN_FLIGHT = new Set(['PENDING', 'INTERVENTION']);
+
+/** The invariants of PRODUCT.md; each names its rule, when it applies, and what breaks it. */
+const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean; description: string }> = [
   {
-    rule: 'a completed checkout has exactly one captured payment',
-    applies: (f) => f.status === 'COMPLETED',
-    holds: (f) => f.captured === 1,
+    rule: 'held-money',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.held > 0,
+    description: 'an authorization the gateway approved is still held (neither captured, voided nor refunded)',
   },
   {
-    rule: 'a completed checkout has exactly one active entitlement',
-    applies: (f) => f.status === 'COMPLETED',
-    holds: (f) => f.active === 1,
+    rule: 'double-charge',
+    broken: (f) => f.captures > 1,
+    description: 'the gateway approved more than one capture for this checkout',
   },
   {
-    rule: 'a completed checkout sent exactly one welcome email',
-    applies: (f) => f.status === 'COMPLETED',
-    holds: (f) => f.emails === 1,
+    rule: 'charged-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.charged > 0,
+    description: 'money was captured (and not refunded) for a checkout that did not sell',
   },
-  ...(['FAILED', 'REJECTED'] as const).flatMap((status) => [
-    {
-      rule: `a ${status.toLowerCase()} checkout captured nothing`,
-      applies: (f: CheckoutFacts) => f.status === status,
-      holds: (f: CheckoutFacts) => f.captured === 0,
-    },
-    {
-      rule: `a ${status.toLowerCase()} checkout holds no authorization (every one was voided)`,
-      applies: (f: CheckoutFacts) => f.status === status,
-      holds: (f: CheckoutFacts) => f.held === 0,
-    },
-    {
-      rule: `a ${status.toLowerCase()} checkout grants no access`,
-      applies: (f: CheckoutFacts) => f.status === status,
-      holds: (f: CheckoutFacts) => f.active === 0,
-    },
-    {
-      rule: `a ${status.toLowerCase()} checkout sent no welcome email`,
-      applies: (f: CheckoutFacts) => f.status === status,
-      holds: (f: CheckoutFacts) => f.emails === 0,
-    },
-  ]),
-  { rule: 'no welcome email without a captured payment', applies: (f) => f.emails > 0, holds: (f) => f.captured > 0 },
-  { rule: 'no captured payment without access', applies: (f) => f.captured > 0, holds: (f) => f.active > 0 },
   {
-    rule: 'nothing happens twice',
-    applies: () => true,
-    holds: (f) => f.captured <= 1 && f.active <= 1 && f.emails <= 1,
+    rule: 'double-email',
+    broken: (f) => f.emails > 1,
+    description: 'the mail transport handed over more than one welcome email for this checkout',
+  },
+  {
+    rule: 'missing-email',
+    broken: (f) => f.status === 'COMPLETED' && f.emails === 0,
+    description: 'a completed checkout whose welcome email the mail transport never handed over',
+  },
+  {
+    rule: 'email-without-capture',
+    broken: (f) => IN_FLIGHT.has(f.status) && f.emails > 0 && f.captures === 0,
+    description: 'a welcome email was handed over before the money was captured (the pivot comes first)',
+  },
+  {
+    rule: 'email-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.emails > 0,
+    description: 'a welcome email was handed over for a checkout that did not sell',
+  },
+  {
+    rule: 'missing-capture',
+    broken: (f) => f.status === 'COMPLETED' && f.captures === 0,
+    description: 'a completed checkout whose payment the gateway never captured',
+  },
+  {
+    rule: 'missing-access',
+    broken: (f) => f.status === 'COMPLETED' && f.active !== 1,
+    description: 'a completed checkout without exactly one active entitlement',
+  },
+  {
+    rule: 'access-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.active > 0,
+    description: 'a checkout that did not sell still grants access',
   },
 ];
 
 /**
- * Checks every checkout against the invariants, by SQL across the modules' schemas, in one
- * read-only snapshot. This is an operator's (and a test's) view from outside the modules, which
- * is why it may read all their tables; no module does.
+ * Checks every checkout (PENDING and INTERVENTION ones included) against the invariants, in one
+ * read-only snapshot, by what left the system: every operation the card gateway approved, filed
+ * under the checkout as its merchant reference, and every welcome email the mail transport handed
+ * over, both recorded outside our business transactions. A count over our own uniquely-keyed
+ * rows could show 0 but never 2; these can. This is an operator's (and a test's) view from
+ * outside the modules, which is why it may read all their tables; no module does.
  */
 @Injectable()
 export class Invariants {
@@ -82,23 +130,45 @@ export class Invariants {
     const facts = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       await tx.query('SET TRANSACTION READ ONLY');
       return tx.query<CheckoutFacts[]>(
-        `SELECT c.id, c.status,
-                (SELECT count(*) FROM billing.payments p WHERE p.checkout_id = c.id AND p.status = 'captured')::int AS captured,
-                (SELECT count(*) FROM billing.payments p WHERE p.checkout_id = c.id AND p.status = 'authorized')::int AS held,
-                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
-                (SELECT count(*) FROM notifications.emails m WHERE m.checkout_id = c.id AND m.template = 'welcome')::int AS emails
+        `WITH approved AS (
+           SELECT reference, operation, authorization_id FROM billing.gateway_requests WHERE approved),
+         authorizations AS (
+           SELECT a.reference,
+                  EXISTS (SELECT 1 FROM approved o WHERE o.authorization_id = a.authorization_id
+                           AND o.operation IN ('capture', 'void', 'refund')) AS followed
+             FROM approved a WHERE a.operation = 'authorize')
+         SELECT c.id, c.status,
+                (SELECT count(*) FROM authorizations a WHERE a.reference = c.id::text AND NOT a.followed)::int AS held,
+                (SELECT count(*) FROM approved o WHERE o.reference = c.id::text AND o.operation = 'capture')::int AS captures,
+                (SELECT count(*) FROM approved o WHERE o.reference = c.id::text AND o.operation = 'capture'
+                    AND NOT EXISTS (SELECT 1 FROM approved r WHERE r.authorization_id = o.authorization_id
+                                     AND r.operation = 'refund'))::int AS charged,
+                (SELECT count(*) FROM notifications.mail_handovers m
+                  WHERE m.checkout_id = c.id AND m.template = 'welcome')::int AS emails,
+                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],
       );
     });
     const violations = facts.flatMap((f) =>
-      RULES.filter(({ applies, holds }) => applies(f) && !holds(f)).map(({ rule }) => ({
+      RULES.filter(({ broken }) => broken(f)).map(({ rule, description }) => ({
         checkoutId: f.id,
         status: f.status,
         rule,
+        description,
       })),
     );
-    return { checked: facts.length, violations };
+    const atStake = facts
+      .filter((f) => f.status === 'INTERVENTION')
+      .map((f) => ({
+        checkoutId: f.id,
+        status: 'INTERVENTION' as const,
+        heldAuthorizations: f.held,
+        capturedPayments: f.charged,
+        activeAccess: f.active,
+        welcomeEmails: f.emails,
+      }));
+    return { checked: facts.length, violations, atStake };
   }
 }

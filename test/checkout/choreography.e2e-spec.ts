@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
-import { CheckoutClient } from '../support/checkout-client';
+import { CheckoutClient, LEFT } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
+import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 
 const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
@@ -12,7 +13,7 @@ describe('A choreographed checkout, end to end over HTTP', () => {
 
   beforeAll(async () => {
     app = await TestApp.start({
-      env: { OUTBOX_RELAY_INTERVAL_MS: '100', OUTBOX_ATTEMPTS: '3', OUTBOX_BACKOFF_MS: '20' },
+      env: { ...QUIET_ENV, OUTBOX_RELAY_INTERVAL_MS: '100', OUTBOX_ATTEMPTS: '3', OUTBOX_BACKOFF_MS: '20' },
     });
     client = new CheckoutClient(app);
   });
@@ -108,6 +109,8 @@ describe('A choreographed checkout, end to end over HTTP', () => {
     const id = await client.start({ userId: user.id });
 
     expect(await client.until(id, FINAL)).toMatchObject({ status: 'COMPLETED' });
+    await quiet(app);
+    expect(await client.leftTheSystem(id)).toEqual(LEFT.sold);
     expect(await client.effects(id)).toEqual({ payment: 'captured', entitlement: 'active', emails: 1 });
     const grants = (await client.timeline(id)).filter((e) => e.consumer === 'content.grant-access');
     expect(grants.map((e) => [e.kind, e.attempt])).toEqual([
@@ -140,6 +143,8 @@ describe('A choreographed checkout, end to end over HTTP', () => {
     await client.admin(app.http().post(`/admin/dead-letters/${deadLetter.id}/redrive`)).expect(200);
 
     expect(await client.until(id, ['COMPLETED'])).toMatchObject({ status: 'COMPLETED', failureReason: null });
+    await quiet(app);
+    expect(await client.leftTheSystem(id)).toEqual(LEFT.sold);
     expect(await client.effects(id)).toEqual({ payment: 'captured', entitlement: 'active', emails: 1 });
     expect((await client.invariants([id])).violations).toEqual([]);
   });
@@ -147,10 +152,16 @@ describe('A choreographed checkout, end to end over HTTP', () => {
   it('when every message is delivered twice, then every outcome is the same and the invariants hold', async () => {
     app.get(Faults).set([{ point: 'relay.push', action: 'duplicate' }]);
     const cases = [
-      { country: 'BR', planId: 'premium', paymentMethod: 'pm_card_ok', expected: 'COMPLETED' },
-      { country: 'JP', planId: 'premium', paymentMethod: 'pm_card_ok', expected: 'FAILED' },
-      { country: 'PT', planId: 'basic', paymentMethod: 'pm_card_declined', expected: 'FAILED' },
-      { country: 'US', planId: 'basic', paymentMethod: 'pm_card_capture_declined', expected: 'FAILED' },
+      { country: 'BR', planId: 'premium', paymentMethod: 'pm_card_ok', expected: 'COMPLETED', left: LEFT.sold },
+      { country: 'JP', planId: 'premium', paymentMethod: 'pm_card_ok', expected: 'FAILED', left: LEFT.undone },
+      { country: 'PT', planId: 'basic', paymentMethod: 'pm_card_declined', expected: 'FAILED', left: LEFT.nothing },
+      {
+        country: 'US',
+        planId: 'basic',
+        paymentMethod: 'pm_card_capture_declined',
+        expected: 'FAILED',
+        left: LEFT.undone,
+      },
     ];
 
     const ids = await Promise.all(
@@ -170,6 +181,8 @@ describe('A choreographed checkout, end to end over HTTP', () => {
       );
       expect(duplicates[0].n).toBeGreaterThan(0);
     });
+    await quiet(app);
+    for (const [index, id] of ids.entries()) expect(await client.leftTheSystem(id)).toEqual(cases[index].left);
     expect((await client.invariants(ids)).violations).toEqual([]);
   });
 

@@ -3,6 +3,13 @@ import { Invariants, type InvariantReport } from '../../src/operations/invariant
 import { eventually } from './eventually';
 import { ADMIN_TOKEN, type TestApp } from './test-app';
 
+/** What leaves the system for one checkout (see CheckoutClient.leftTheSystem), by how it ends. */
+export const LEFT = {
+  sold: { authorize: 1, capture: 1, void: 0, refund: 0, welcomeEmails: 1 },
+  undone: { authorize: 1, capture: 0, void: 1, refund: 0, welcomeEmails: 0 },
+  nothing: { authorize: 0, capture: 0, void: 0, refund: 0, welcomeEmails: 0 },
+} as const;
+
 /** A user as POST /users answers it: with the buyer's bearer token. */
 export interface Buyer {
   id: string;
@@ -118,6 +125,37 @@ export class CheckoutClient {
 
   admin<T extends { set(name: string, value: string): T }>(request: T): T {
     return request.set('authorization', `Bearer ${ADMIN_TOKEN}`);
+  }
+
+  /**
+   * What left the system for a checkout: the operations the card gateway approved under it, and
+   * the welcome emails the mail transport handed over. Counted where a 2 can show up.
+   */
+  async leftTheSystem(checkoutId: string): Promise<{
+    authorize: number;
+    capture: number;
+    void: number;
+    refund: number;
+    welcomeEmails: number;
+  }> {
+    const db = this.app.database;
+    const operations = await db.query<{ operation: string; n: number }>(
+      `SELECT operation, count(*)::int AS n FROM billing.gateway_requests
+        WHERE reference = $1 AND approved GROUP BY operation`,
+      [checkoutId],
+    );
+    const [{ n: welcomeEmails }] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = 'welcome'`,
+      [checkoutId],
+    );
+    const count = (operation: string) => operations.find((row) => row.operation === operation)?.n ?? 0;
+    return {
+      authorize: count('authorize'),
+      capture: count('capture'),
+      void: count('void'),
+      refund: count('refund'),
+      welcomeEmails,
+    };
   }
 
   /** What each module recorded about a checkout: the facts the invariants are about. */

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { Subscriptions } from '../../src/infra/outbox/subscriptions';
 import { eventually } from '../support/eventually';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { metricValue } from '../support/metrics';
+import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
+
+/** The (message, consumer) pairs the relays had to push: each message, to every consumer it is routed to. */
+async function routedPairs(app: TestApp): Promise<number> {
+  const messages = await app.database.query<{ type: string; headers: Record<string, string> }>(
+    `SELECT type, headers FROM outbox.messages`,
+  );
+  const subscriptions = app.get(Subscriptions);
+  return messages.reduce((sum, { type, headers }) => sum + subscriptions.of(type, headers).length, 0);
+}
 
 describe('Replicas sharing one database and one Redis', () => {
   let database: TestDatabase;
@@ -11,7 +22,12 @@ describe('Replicas sharing one database and one Redis', () => {
 
   beforeAll(async () => {
     database = await TestDatabase.create();
-    const env = { OUTBOX_RELAY_INTERVAL_MS: '50', OUTBOX_RELAY_BATCH_SIZE: '7', OUTBOX_WORKER_CONCURRENCY: '4' };
+    const env = {
+      ...QUIET_ENV,
+      OUTBOX_RELAY_INTERVAL_MS: '50',
+      OUTBOX_RELAY_BATCH_SIZE: '7',
+      OUTBOX_WORKER_CONCURRENCY: '4',
+    };
     replicas.push(await TestApp.start({ imports: [LedgerFixtureModule], database, env }));
     replicas.push(
       await TestApp.start({ imports: [LedgerFixtureModule], database, queuePrefix: replicas[0].queuePrefix, env }),
@@ -38,6 +54,16 @@ describe('Replicas sharing one database and one Redis', () => {
       },
       { timeoutMs: 30_000 },
     );
+    await quiet(replicas[0]);
+    const [{ pairs, effects }] = await database.query<{ pairs: number; effects: number }>(
+      `SELECT count(DISTINCT (consumer, entry_id))::int AS pairs, count(*)::int AS effects
+         FROM fixture.effects WHERE entry_id = ANY($1::uuid[])`,
+      [entryIds],
+    );
+    expect({ pairs, effects }).toEqual({ pairs: entryIds.length * 3, effects: entryIds.length * 3 });
+    // Together the relays pushed each (message, consumer) once: no row was claimed by both.
+    const pushed = await Promise.all(replicas.map((replica) => metricValue(replica, 'outbox_relayed_jobs_total')));
+    expect(pushed.reduce((sum, n) => sum + n, 0)).toBe(await routedPairs(replicas[0]));
     for (const replica of replicas) {
       expect(await metricValue(replica, 'outbox_relayed_jobs_total')).toBeGreaterThan(0);
       expect(await metricValue(replica, 'outbox_consumed_total', { outcome: 'ok' })).toBeGreaterThan(0);

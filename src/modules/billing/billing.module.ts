@@ -8,6 +8,7 @@ import { CapturePayment } from './capture-payment/capture-payment.handler';
 import { CapturePaymentReaction } from './capture-payment/capture-payment.reaction';
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
 import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
+import { AttributeGatewayRequests1795970004200 } from './database/migrations/1795970004200-attribute-gateway-requests';
 import { PaymentsRepository } from './database/payments.repository';
 import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
 import { Plans } from './plans/plans';
@@ -19,7 +20,13 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
 /** Plans and their prices, payments, and the card gateway. */
 @Module({
   imports: [
-    DatabaseModule.forFeature({ migrations: [CreateBillingSchema1795970000200, CreateBillingTables1795970002200] }),
+    DatabaseModule.forFeature({
+      migrations: [
+        CreateBillingSchema1795970000200,
+        CreateBillingTables1795970002200,
+        AttributeGatewayRequests1795970004200,
+      ],
+    }),
   ],
   controllers: [RefundPaymentController],
   providers: [

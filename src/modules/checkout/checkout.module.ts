@@ -13,12 +13,16 @@ import { CreateSagaTables1795970003500 } from './database/migrations/17959700035
 import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600-add-saga-backoff';
 import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970003700-scope-idempotency-keys';
 import { AddSagaTraceContext1795970003800 } from './database/migrations/1795970003800-add-saga-trace-context';
+import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
 import { OrchestrationCoordinator } from './orchestration/orchestration.coordinator';
 import { OrchestratorReaction } from './orchestration/orchestrator.reaction';
+import { RecordRefundReaction } from './record-refund/record-refund.reaction';
+import { ResumeCheckoutController } from './resume-checkout/resume-checkout.controller';
+import { ResumeCheckout } from './resume-checkout/resume-checkout.handler';
 import { SagaDeadlines } from './orchestration/saga-deadlines';
 import { SagaMetrics } from './orchestration/saga.metrics';
 import { SagaRunner } from './orchestration/saga.runner';
@@ -45,6 +49,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
         AddSagaBackoff1795970003600,
         ScopeIdempotencyKeys1795970003700,
         AddSagaTraceContext1795970003800,
+        AddCheckoutRefunds1795970004500,
       ],
     }),
   ],
@@ -55,6 +60,7 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     CheckoutTimelineController,
     ListPlansController,
     SagasController,
+    ResumeCheckoutController,
   ],
   providers: [
     CheckoutsRepository,
@@ -70,6 +76,8 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
       useFactory: (...coordinators: CheckoutCoordinator[]) => coordinators,
     },
     TrackProgressReaction,
+    RecordRefundReaction,
+    ResumeCheckout,
     StalledCheckouts,
     SagasRepository,
     SagaRunner,

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { IdentityModule } from '../identity';
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
+import { CreateMailHandovers1795970004400 } from './database/migrations/1795970004400-create-mail-handovers';
 import { mailConfig, type MailConfig } from './mail/mail.config';
-import { LogMailTransport, MailTransport, SmtpMailTransport } from './mail/mail-transport';
+import { LogMailTransport, MailHandovers, MailTransport, SmtpMailTransport } from './mail/mail-transport';
 import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command';
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.handler';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
@@ -13,14 +15,23 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
 @Module({
   imports: [
     IdentityModule,
-    DatabaseModule.forFeature({ migrations: [CreateNotificationsSchema1795970000400, CreateEmails1795970002400] }),
+    DatabaseModule.forFeature({
+      migrations: [CreateNotificationsSchema1795970000400, CreateEmails1795970002400, CreateMailHandovers1795970004400],
+    }),
   ],
   providers: [
     {
+      provide: MailHandovers,
+      inject: [databaseConfig.KEY],
+      useFactory: (config: DatabaseConfig) => new MailHandovers(config.url),
+    },
+    {
       provide: MailTransport,
-      inject: [mailConfig.KEY],
-      useFactory: (config: MailConfig) =>
-        config.smtpUrl ? new SmtpMailTransport(config.smtpUrl, config.from) : new LogMailTransport(),
+      inject: [mailConfig.KEY, MailHandovers],
+      useFactory: (config: MailConfig, handovers: MailHandovers) =>
+        config.smtpUrl
+          ? new SmtpMailTransport(handovers, config.smtpUrl, config.from)
+          : new LogMailTransport(handovers),
     },
     SendWelcomeEmail,
     SendWelcomeEmailReaction,

@@ -62,12 +62,12 @@ export class AuthorizePayment {
 
     const plan = await this.plans.find(command.planId);
     if (!plan) return { outcome: 'declined', reason: 'unknown-plan', isNew: true };
-    const answer = await this.gateway.authorize(
-      command.idempotencyKey,
-      command.paymentMethod,
-      plan.priceCents,
-      plan.currency,
-    );
+    const answer = await this.gateway.authorize(command.idempotencyKey, {
+      paymentMethod: command.paymentMethod,
+      amountCents: plan.priceCents,
+      currency: plan.currency,
+      reference: command.checkoutId,
+    });
     const payment = await this.payments.insert({
       checkout_id: command.checkoutId,
       user_id: command.userId,

@@ -41,6 +41,15 @@ export class PaymentVoidedPayload {
 /** The authorization is released (or, if none was made, can no longer be). */
 export const PaymentVoided = defineEvent('billing.payment-voided.v1', PaymentVoidedPayload);
 
+export class PaymentRefundedPayload {
+  @IsUUID() checkoutId!: string;
+  @IsUUID() paymentId!: string;
+  @IsInt() amountCents!: number;
+  @Length(3, 3) currency!: string;
+}
+/** The captured money went back to the buyer: an operator's decision, after the checkout ended. */
+export const PaymentRefunded = defineEvent('billing.payment-refunded.v1', PaymentRefundedPayload);
+
 export class AuthorizePaymentCommandPayload extends SagaCommandPayload {
   @IsUUID() userId!: string;
   @IsString() planId!: string;

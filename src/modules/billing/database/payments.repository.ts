@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
+import type { MessageContext } from '../../../infra/context/message-context';
 import type { PaymentStatus } from '../domain/payment';
 
 export interface PaymentRow {
@@ -17,14 +19,19 @@ export interface PaymentRow {
   idempotency_key: string;
   gateway_authorization_id: string | null;
   decline_reason: string | null;
+  /** The checkout process's correlation id, from the context that created the payment. */
+  correlation_id: string | null;
 }
 
-export type NewPayment = Omit<PaymentRow, 'id'>;
+export type NewPayment = Omit<PaymentRow, 'id' | 'correlation_id'>;
 
 /** The one payment of each checkout, always read under a lock on its checkout. */
 @Injectable()
 export class PaymentsRepository {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly cls: ClsService<MessageContext>,
+  ) {}
 
   /**
    * The checkout's payment, if any, after taking a lock on that checkout that lasts until the
@@ -42,9 +49,9 @@ export class PaymentsRepository {
     const [row] = await this.txHost.tx.query<PaymentRow[]>(
       `INSERT INTO billing.payments
          (id, checkout_id, user_id, plan_id, amount_cents, currency, payment_method, status, tombstone,
-          idempotency_key, gateway_authorization_id, decline_reason,
+          idempotency_key, gateway_authorization_id, decline_reason, correlation_id,
           authorized_at, voided_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
                CASE WHEN $8 = 'authorized' THEN now() END, CASE WHEN $8 = 'voided' THEN now() END)
        RETURNING *`,
       [
@@ -60,6 +67,7 @@ export class PaymentsRepository {
         payment.idempotency_key,
         payment.gateway_authorization_id,
         payment.decline_reason,
+        (this.cls.isActive() ? this.cls.get('correlationId') : undefined) ?? null,
       ],
     );
     return row;

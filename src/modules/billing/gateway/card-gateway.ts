@@ -1,33 +1,58 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
 import type { PaymentMethod } from '../../checkout/contracts';
 
 export type GatewayAnswer = { approved: true; authorizationId: string } | { approved: false; reason: string };
+
+/** The gateway has no authorization by that id or key: nothing was ever held under it. */
+export const UNKNOWN_AUTHORIZATION = 'unknown-authorization';
+
+export interface AuthorizationRequest {
+  paymentMethod: PaymentMethod;
+  amountCents: number;
+  currency: string;
+  /** The merchant's reference (the checkout): every later operation on it is filed under it. */
+  reference: string;
+}
+
+/**
+ * Which authorization a void is about: its id, or (when our record of it may never have
+ * committed) the idempotency key it was requested with, as gateways allow cancelling by the
+ * merchant's own reference after a timeout.
+ */
+export type VoidTarget = { authorizationId: string } | { authorizationKey: string };
 
 /**
  * A card gateway as payment providers offer them: every call carries an idempotency key, and the
  * same key always gets the same answer without a second effect.
  */
 export abstract class CardGateway {
-  abstract authorize(
-    key: string,
-    paymentMethod: PaymentMethod,
-    amountCents: number,
-    currency: string,
-  ): Promise<GatewayAnswer>;
+  abstract authorize(key: string, request: AuthorizationRequest): Promise<GatewayAnswer>;
   abstract capture(key: string, authorizationId: string): Promise<GatewayAnswer>;
-  abstract void(key: string, authorizationId: string): Promise<GatewayAnswer>;
+  abstract void(key: string, target: VoidTarget): Promise<GatewayAnswer>;
   abstract refund(key: string, authorizationId: string): Promise<GatewayAnswer>;
+}
+
+type Operation = 'authorize' | 'capture' | 'void' | 'refund';
+
+/** A decision of the gateway; one about an authorization it does not know is not remembered. */
+interface Decision {
+  answer: GatewayAnswer & Record<string, unknown>;
+  authorizationId: string | null;
+  reference: string | null;
+  remembered: boolean;
 }
 
 /**
  * A fake gateway that understands the test card tokens: `pm_card_ok` authorizes and captures,
  * `pm_card_declined` is declined at authorization, `pm_card_capture_declined` authorizes and is
- * declined at capture. Its memory of keys lives in `billing.gateway_requests`, written through a
- * small pool of its own, outside the caller's transaction and connections, because a real
- * gateway's memory does not roll back with ours and does not wait for our pool.
+ * declined at capture. An authorization is captured or voided once, and only a captured one is
+ * refunded. Its memory lives in `billing.gateway_requests`, written through a small pool of its
+ * own, outside the caller's transaction and connections, because a real gateway's memory does
+ * not roll back with ours and does not wait for our pool. Each operation is filed under the
+ * authorization it concerns and the merchant's reference, which is what the invariants count.
  */
 @Injectable()
 export class FakeCardGateway extends CardGateway implements OnApplicationShutdown {
@@ -43,58 +68,135 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
     await this.pool.end();
   }
 
-  authorize(key: string, paymentMethod: PaymentMethod, amountCents: number, currency: string): Promise<GatewayAnswer> {
-    return this.once('authorize', key, () =>
-      paymentMethod === 'pm_card_declined'
-        ? { approved: false, reason: 'card-declined' }
-        : { approved: true, authorizationId: `auth_${randomUUID()}`, paymentMethod, amountCents, currency },
-    );
+  authorize(key: string, request: AuthorizationRequest): Promise<GatewayAnswer> {
+    return this.once('authorize', key, async () => {
+      const approved = request.paymentMethod !== 'pm_card_declined';
+      const authorizationId = approved ? `auth_${randomUUID()}` : null;
+      return {
+        answer: approved
+          ? { approved, authorizationId: authorizationId!, ...request }
+          : { approved, reason: 'card-declined' },
+        authorizationId,
+        reference: request.reference,
+        remembered: true,
+      };
+    });
   }
 
-  async capture(key: string, authorizationId: string): Promise<GatewayAnswer> {
-    const method = await this.methodOf(authorizationId);
-    return this.once('capture', key, () =>
-      method === 'pm_card_capture_declined'
-        ? { approved: false, reason: 'capture-declined' }
-        : method
-          ? { approved: true, authorizationId }
-          : { approved: false, reason: 'unknown-authorization' },
-    );
+  capture(key: string, authorizationId: string): Promise<GatewayAnswer> {
+    return this.once('capture', key, async (db) => {
+      const authorization = await this.lockAuthorization(db, { authorizationId });
+      if (!authorization) return unknown(authorizationId);
+      const refusal = authorization.done.includes('void')
+        ? 'authorization-voided'
+        : authorization.done.includes('capture')
+          ? 'already-captured'
+          : authorization.paymentMethod === 'pm_card_capture_declined'
+            ? 'capture-declined'
+            : undefined;
+      return decided(authorization, refusal);
+    });
   }
 
-  void(key: string, authorizationId: string): Promise<GatewayAnswer> {
-    return this.once('void', key, () => ({ approved: true, authorizationId }));
+  void(key: string, target: VoidTarget): Promise<GatewayAnswer> {
+    return this.once('void', key, async (db) => {
+      const authorization = await this.lockAuthorization(db, target);
+      if (!authorization) return unknown('authorizationId' in target ? target.authorizationId : null);
+      return decided(authorization, authorization.done.includes('capture') ? 'already-captured' : undefined);
+    });
   }
 
   refund(key: string, authorizationId: string): Promise<GatewayAnswer> {
-    return this.once('refund', key, () => ({ approved: true, authorizationId }));
+    return this.once('refund', key, async (db) => {
+      const authorization = await this.lockAuthorization(db, { authorizationId });
+      if (!authorization) return unknown(authorizationId);
+      return decided(authorization, authorization.done.includes('capture') ? undefined : 'not-captured');
+    });
   }
 
-  /** The first answer to (operation, key) is kept; every later call gets it back. */
+  /**
+   * The first answer to (operation, key) is kept; every later call gets it back. Calls with one
+   * key, and operations on one authorization, take their turn.
+   */
   private async once(
-    operation: string,
+    operation: Operation,
     key: string,
-    answer: () => GatewayAnswer & Record<string, unknown>,
+    decide: (db: PoolClient) => Promise<Decision>,
   ): Promise<GatewayAnswer> {
-    const { rows: fresh } = await this.pool.query<{ response: GatewayAnswer }>(
-      `INSERT INTO billing.gateway_requests (operation, idempotency_key, response) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING response`,
-      [operation, key, JSON.stringify(answer())],
-    );
-    if (fresh[0]) return fresh[0].response;
-    const { rows: stored } = await this.pool.query<{ response: GatewayAnswer }>(
-      `SELECT response FROM billing.gateway_requests WHERE operation = $1 AND idempotency_key = $2`,
-      [operation, key],
-    );
-    return stored[0].response;
+    const db = await this.pool.connect();
+    try {
+      await db.query('BEGIN');
+      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`gateway:${operation}:${key}`]);
+      const { rows: stored } = await db.query<{ response: GatewayAnswer }>(
+        `SELECT response FROM billing.gateway_requests WHERE operation = $1 AND idempotency_key = $2`,
+        [operation, key],
+      );
+      const decision = stored[0] ? undefined : await decide(db);
+      if (decision?.remembered) {
+        await db.query(
+          `INSERT INTO billing.gateway_requests
+             (operation, idempotency_key, response, reference, authorization_id, approved)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            operation,
+            key,
+            JSON.stringify(decision.answer),
+            decision.reference,
+            decision.authorizationId,
+            decision.answer.approved,
+          ],
+        );
+      }
+      await db.query('COMMIT');
+      return stored[0]?.response ?? decision!.answer;
+    } catch (error) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      db.release();
+    }
   }
 
-  private async methodOf(authorizationId: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ method: string }>(
-      `SELECT response->>'paymentMethod' AS method FROM billing.gateway_requests
-        WHERE operation = 'authorize' AND response->>'authorizationId' = $1`,
-      [authorizationId],
+  /** An approved authorization, locked for this call, with the operations already approved on it. */
+  private async lockAuthorization(
+    db: PoolClient,
+    target: VoidTarget,
+  ): Promise<{ id: string; reference: string | null; paymentMethod: string; done: string[] } | undefined> {
+    const { rows } = await db.query<{ id: string; reference: string | null; payment_method: string }>(
+      `SELECT authorization_id AS id, reference, response->>'paymentMethod' AS payment_method
+         FROM billing.gateway_requests
+        WHERE operation = 'authorize' AND approved
+          AND (authorization_id = $1 OR idempotency_key = $2)`,
+      [
+        'authorizationId' in target ? target.authorizationId : null,
+        'authorizationKey' in target ? target.authorizationKey : null,
+      ],
     );
-    return rows[0]?.method;
+    if (!rows[0]) return undefined;
+    await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`gateway:authorization:${rows[0].id}`]);
+    const { rows: done } = await db.query<{ operation: string }>(
+      `SELECT operation FROM billing.gateway_requests WHERE authorization_id = $1 AND approved AND operation <> 'authorize'`,
+      [rows[0].id],
+    );
+    return {
+      id: rows[0].id,
+      reference: rows[0].reference,
+      paymentMethod: rows[0].payment_method,
+      done: done.map((row) => row.operation),
+    };
   }
 }
+
+const unknown = (authorizationId: string | null): Decision => ({
+  answer: { approved: false, reason: UNKNOWN_AUTHORIZATION },
+  authorizationId,
+  reference: null,
+  remembered: false,
+});
+
+const decided = (authorization: { id: string; reference: string | null }, refusal: string | undefined): Decision => ({
+  answer: refusal ? { approved: false, reason: refusal } : { approved: true, authorizationId: authorization.id },
+  authorizationId: authorization.id,
+  reference: authorization.reference,
+  remembered: true,
+});

@@ -1,4 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import type { MessageContext } from '../../../infra/context/message-context';
+import { OutboxPublisher } from '../../../infra/outbox';
+import { PaymentRefunded } from '../contracts';
 import { PaymentsRepository } from '../database/payments.repository';
 import { decideRefund } from '../domain/payment';
 import { CardGateway } from '../gateway/card-gateway';
@@ -7,13 +11,17 @@ export type RefundOutcome = { outcome: 'refunded'; isNew: boolean } | { outcome:
 
 /**
  * Gives captured money back. Not a compensation of the checkout (after the pivot it only goes
- * forward): an operator's decision, as when a person resolves a checkout in intervention.
+ * forward): an operator's decision, as when a person resolves a checkout in intervention. It is
+ * announced in the checkout's own process (its correlation id), so that the checkout records it
+ * and its timeline shows it.
  */
 @Injectable()
 export class RefundPayment {
   constructor(
     private readonly payments: PaymentsRepository,
     private readonly gateway: CardGateway,
+    private readonly outbox: OutboxPublisher,
+    private readonly cls: ClsService<MessageContext>,
   ) {}
 
   async execute({
@@ -31,7 +39,20 @@ export class RefundPayment {
     }
     const answer = await this.gateway.refund(idempotencyKey, payment!.gateway_authorization_id!);
     if (!answer.approved) return { outcome: 'not-refundable', reason: answer.reason };
-    await this.payments.update(payment!.id, { status: 'refunded' });
+    const refunded = await this.payments.update(payment!.id, { status: 'refunded' });
+    await this.cls.run({ ifNested: 'inherit' }, async () => {
+      if (refunded.correlation_id) this.cls.set('correlationId', refunded.correlation_id);
+      await this.outbox.publish(
+        PaymentRefunded,
+        {
+          checkoutId,
+          paymentId: refunded.id,
+          amountCents: refunded.amount_cents!,
+          currency: refunded.currency!,
+        },
+        { aggregateId: checkoutId },
+      );
+    });
     return { outcome: 'refunded', isNew: true };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PaymentsRepository } from '../database/payments.repository';
 import { decideVoid } from '../domain/payment';
-import { CardGateway } from '../gateway/card-gateway';
+import { CardGateway, type GatewayAnswer, UNKNOWN_AUTHORIZATION } from '../gateway/card-gateway';
 
 export interface VoidAuthorizationCommand {
   checkoutId: string;
@@ -14,7 +14,10 @@ export type VoidOutcome =
 
 /**
  * Compensation of step 2: release the held funds. Voiding an authorization that never happened
- * succeeds and leaves a tombstone, so that if it arrives late it is refused.
+ * succeeds and leaves a tombstone, so that if it arrives late it is refused. "Never happened" is
+ * only what our records say: the gateway may have approved an attempt whose payment row never
+ * committed (the process died, or the transaction failed, after the call). So the void also goes
+ * to the gateway, by the authorization's idempotency key, which voids it if it knows it.
  */
 @Injectable()
 export class VoidAuthorization {
@@ -28,6 +31,9 @@ export class VoidAuthorization {
     const decision = decideVoid(payment);
     switch (decision.kind) {
       case 'tombstone': {
+        // The key is the authorization's own (a compensation carries its action's key).
+        const answer = await this.gateway.void(idempotencyKey, { authorizationKey: idempotencyKey });
+        if (!answer.approved && answer.reason !== UNKNOWN_AUTHORIZATION) throw refused(checkoutId, answer);
         const tombstone = await this.payments.insert({
           checkout_id: checkoutId,
           user_id: null,
@@ -38,7 +44,7 @@ export class VoidAuthorization {
           status: 'voided',
           tombstone: true,
           idempotency_key: idempotencyKey,
-          gateway_authorization_id: null,
+          gateway_authorization_id: answer.approved ? answer.authorizationId : null,
           decline_reason: null,
         });
         return { outcome: 'voided', paymentId: tombstone.id, isNew: true };
@@ -48,10 +54,15 @@ export class VoidAuthorization {
       case 'already-captured':
         return { outcome: 'not-voidable', reason: `payment is ${payment!.status}: refund it instead` };
       case 'void': {
-        await this.gateway.void(idempotencyKey, payment!.gateway_authorization_id!);
+        const answer = await this.gateway.void(idempotencyKey, { authorizationId: payment!.gateway_authorization_id! });
+        if (!answer.approved) throw refused(checkoutId, answer);
         const voided = await this.payments.update(payment!.id, { status: 'voided' });
         return { outcome: 'voided', paymentId: voided.id, isNew: true };
       }
     }
   }
 }
+
+/** The gateway refused a void of an authorization it holds: retried, and in the end a person's. */
+const refused = (checkoutId: string, answer: GatewayAnswer & { approved: false }) =>
+  new Error(`The gateway refused to void the authorization of ${checkoutId}: ${answer.reason}`);

@@ -14,6 +14,18 @@ export class CheckoutRequestedPayload {
 /** A buyer asked to buy a plan: the first fact of a choreographed checkout. */
 export const CheckoutRequested = defineEvent('checkout.checkout-requested.v1', CheckoutRequestedPayload);
 
+export class CheckoutResumedPayload {
+  @IsUUID() checkoutId!: string;
+  /** The step that stalled, whose participant is asked again. */
+  @IsString() @Matches(/^[a-z]+\.[a-z-]+$/) step!: string;
+  /** The message type sent to that participant. */
+  @IsString() @MaxLength(200) resent!: string;
+  /** Why it had stopped, as the checkout said when a person was asked to act. */
+  @IsString() @MaxLength(2_000) stalledBecause!: string;
+}
+/** An operator resumed a stalled choreographed checkout: its participant is asked again. */
+export const CheckoutResumed = defineEvent('checkout.checkout-resumed.v1', CheckoutResumedPayload);
+
 /**
  * Every message of a checkout carries the coordination style that runs it in this header, so
  * that the choreography's reactions and the orchestrator never both act on the same checkout.

@@ -17,6 +17,7 @@ export interface CheckoutRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
+  refunded_at: Date | null;
 }
 
 export interface CheckoutView {
@@ -31,6 +32,7 @@ export interface CheckoutView {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  refundedAt: string | null;
 }
 
 export const toCheckoutView = (row: CheckoutRow): CheckoutView => ({
@@ -45,6 +47,7 @@ export const toCheckoutView = (row: CheckoutRow): CheckoutView => ({
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
   completedAt: row.completed_at?.toISOString() ?? null,
+  refundedAt: row.refunded_at?.toISOString() ?? null,
 });
 
 export interface ListFilter {
@@ -106,6 +109,15 @@ export class CheckoutsRepository {
       [id, progress.status, progress.step, progress.failureReason],
     );
     return row;
+  }
+
+  /** Records the first refund of a checkout; false when there is no such checkout. */
+  async markRefunded(id: string): Promise<boolean> {
+    const [, affected] = await this.txHost.tx.query<[unknown[], number]>(
+      `UPDATE checkout.checkouts SET refunded_at = coalesce(refunded_at, clock_timestamp()) WHERE id = $1`,
+      [id],
+    );
+    return affected > 0;
   }
 
   /** Choreographed checkouts still PENDING whose last progress is older than `before`. */

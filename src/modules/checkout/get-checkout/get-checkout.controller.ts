@@ -19,6 +19,8 @@ export class CheckoutResponse {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty({ format: 'date-time', nullable: true }) completedAt!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, description: 'When its captured money was refunded' })
+  refundedAt!: string | null;
 }
 
 @ApiTags('checkouts')

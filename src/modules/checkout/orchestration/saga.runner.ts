@@ -1,12 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
-import { answer, type Answer, OutboxPublisher } from '../../../infra/outbox';
-import { AuthorizePaymentCommand, CapturePaymentCommand, VoidAuthorizationCommand } from '../../billing/contracts';
-import { GrantAccessCommand, RevokeAccessCommand } from '../../content/contracts';
-import { VerifyUserCommand } from '../../identity/contracts';
-import { SendWelcomeEmailCommand } from '../../notifications/contracts';
-import { ORCHESTRATED, type PaymentMethod } from '../contracts';
+import { type Answer, OutboxPublisher } from '../../../infra/outbox';
+import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository, type CheckoutRow } from '../database/checkouts.repository';
 import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
 import type { ProgressFact } from '../domain/checkout';
@@ -22,6 +18,7 @@ import {
 } from '../domain/checkout.saga';
 import { CheckoutProgressRecorder } from '../track-progress/checkout-progress';
 import { sagaConfig, type SagaConfig } from './saga.config';
+import { stepCommand } from './step-command';
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -120,33 +117,7 @@ export class SagaRunner {
 
   /** The message for a command: the same idempotency key for every send of a step and for its compensation. */
   private commandFor(checkout: CheckoutRow, saga: Saga, command: SagaCommand): Answer {
-    const base = {
-      checkoutId: checkout.id,
-      idempotencyKey: `${checkout.id}:${command.step}`,
-      attempt: command.attempt,
-    };
-    const buyer = { userId: checkout.user_id, planId: checkout.plan_id };
-    const reason = saga.reason ?? 'undone';
-    switch (command.executes) {
-      case 'identity.verify-user':
-        return answer(VerifyUserCommand, { ...base, userId: checkout.user_id });
-      case 'billing.authorize-payment':
-        return answer(AuthorizePaymentCommand, {
-          ...base,
-          ...buyer,
-          paymentMethod: checkout.payment_method as PaymentMethod,
-        });
-      case 'content.grant-access':
-        return answer(GrantAccessCommand, { ...base, ...buyer });
-      case 'billing.capture-payment':
-        return answer(CapturePaymentCommand, base);
-      case 'notifications.send-welcome-email':
-        return answer(SendWelcomeEmailCommand, { ...base, ...buyer });
-      case 'billing.void-authorization':
-        return answer(VoidAuthorizationCommand, { ...base, reason });
-      case 'content.revoke-access':
-        return answer(RevokeAccessCommand, { ...base, reason });
-    }
+    return stepCommand(checkout, command.executes, command.attempt, saga.reason ?? 'undone');
   }
 }
 

@@ -1,39 +1,103 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
+import { Pool } from 'pg';
+import { describeError } from '../../../infra/errors';
 
 export interface Mail {
   to: string;
   subject: string;
   text: string;
+  /**
+   * The RFC 5322 Message-ID, derived from what the email is about, so that the same email sent
+   * twice carries the same id and a receiver (or a mail system) can recognise the second copy.
+   */
+  messageId: string;
+  /** What the email is about, for the record of hand-overs. */
+  checkoutId: string;
+  template: string;
 }
 
-/** Where emails leave the system. Sending is irreversible: it happens once it has been decided. */
+/** `<welcome.<checkout id>@<domain of the sender>>`: the same for every attempt at one checkout's email. */
+export function messageIdFor(template: string, checkoutId: string, from: string): string {
+  const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
+  return `<${template}.${checkoutId}@${domain}>`;
+}
+
+/**
+ * Where every hand-over is written down: in its own connection, committed at once, outside the
+ * sending handler's transaction, because what left the system does not roll back with us.
+ */
+export class MailHandovers implements OnApplicationShutdown {
+  private readonly pool: Pool;
+
+  constructor(databaseUrl: string) {
+    this.pool = new Pool({ connectionString: databaseUrl, max: 2, application_name: 'mail-handovers' });
+    this.pool.on('error', () => undefined); // an idle connection lost with Postgres: the next call opens another
+  }
+
+  async record(mail: Mail, transport: string): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO notifications.mail_handovers (message_id, checkout_id, template, recipient, transport)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [mail.messageId, mail.checkoutId, mail.template, mail.to, transport],
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/**
+ * Where emails leave the system. Sending is irreversible: it happens once it has been decided,
+ * and each hand-over is recorded as it happens.
+ */
 export abstract class MailTransport {
-  abstract send(mail: Mail): Promise<void>;
+  private readonly log = new Logger('MailTransport');
+
+  constructor(private readonly handovers: MailHandovers) {}
+
+  /**
+   * Hands the email over, then records that it did. A record that fails is logged, not thrown:
+   * throwing would roll the handler back and send the email again, a real second email to the
+   * buyer, where a missing record only makes the checker report a missing email.
+   */
+  async send(mail: Mail): Promise<void> {
+    await this.handOver(mail);
+    await this.handovers.record(mail, this.name).catch((error: unknown) => {
+      this.log.error(`Email ${mail.messageId} was handed over but not recorded: ${describeError(error)}`);
+    });
+  }
+
+  protected abstract readonly name: string;
+  protected abstract handOver(mail: Mail): Promise<void>;
 }
 
 /** The default: the email is written to the log (the notifications table keeps it too). */
 export class LogMailTransport extends MailTransport {
+  protected readonly name = 'log';
   private readonly logger = new Logger('Mail');
 
-  async send(mail: Mail): Promise<void> {
-    this.logger.log(`To ${mail.to}: ${mail.subject}`);
+  protected async handOver(mail: Mail): Promise<void> {
+    this.logger.log(`To ${mail.to}: ${mail.subject} (${mail.messageId})`);
   }
 }
 
 /** With SMTP_URL set: a real SMTP server, through nodemailer. */
 export class SmtpMailTransport extends MailTransport {
+  protected readonly name = 'smtp';
   private readonly transporter: Transporter;
 
   constructor(
+    handovers: MailHandovers,
     url: string,
     private readonly from: string,
   ) {
-    super();
+    super(handovers);
     this.transporter = createTransport(url);
   }
 
-  async send(mail: Mail): Promise<void> {
-    await this.transporter.sendMail({ from: this.from, ...mail });
+  protected async handOver({ to, subject, text, messageId }: Mail): Promise<void> {
+    await this.transporter.sendMail({ from: this.from, to, subject, text, messageId });
   }
 }

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
 import { IdentityApi } from '../../identity';
-import { MailTransport } from '../mail/mail-transport';
+import { mailConfig, type MailConfig } from '../mail/mail.config';
+import { MailTransport, messageIdFor } from '../mail/mail-transport';
 
 export const WELCOME_TEMPLATE = 'welcome';
 
@@ -16,7 +17,8 @@ export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean 
  * back and the next attempt sends. If the commit fails after the transport took the email, the
  * next attempt sends it again: email is delivered at least once (SMTP has no idempotency key),
  * and everything else about it happens once. Its consumers are exclusive, so that no other
- * delivery's failure ever makes it send again.
+ * delivery's failure ever makes it send again, and its Message-ID is derived from the checkout,
+ * so that a second copy is recognisable as the same email downstream.
  */
 @Injectable()
 export class SendWelcomeEmail {
@@ -24,6 +26,7 @@ export class SendWelcomeEmail {
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly identity: IdentityApi,
     private readonly mail: MailTransport,
+    @Inject(mailConfig.KEY) private readonly config: MailConfig,
   ) {}
 
   async execute({
@@ -48,6 +51,9 @@ export class SendWelcomeEmail {
       to: buyer.email,
       subject: `Welcome to ${planId}`,
       text: `Hello ${buyer.name},\n\nyour ${planId} plan is ready. Enjoy it.\n`,
+      messageId: messageIdFor(WELCOME_TEMPLATE, checkoutId, this.config.from),
+      checkoutId,
+      template: WELCOME_TEMPLATE,
     };
     const emailId = randomUUID();
     // The unique key makes a concurrent second attempt wait here, then fail, and on its retry find the first.

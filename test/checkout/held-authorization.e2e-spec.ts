@@ -1,0 +1,58 @@
+import { Faults } from '../../src/infra/faults/faults';
+import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
+import { CheckoutClient } from '../support/checkout-client';
+import { QUIET_ENV, quiet } from '../support/quiet';
+import { TestApp } from '../support/test-app';
+
+/**
+ * Hole 1 of issue 8: the gateway approves an authorization whose payment row never commits (the
+ * process dies, or the transaction fails, after the gateway call). The saga gives the step up
+ * and voids it; the void finds no row of ours, and must still reach the gateway.
+ */
+describe('An authorization the gateway approved but we never recorded', () => {
+  let app: TestApp;
+  let client: CheckoutClient;
+
+  beforeAll(async () => {
+    app = await TestApp.start({
+      env: {
+        ...QUIET_ENV,
+        OUTBOX_RELAY_INTERVAL_MS: '50',
+        SAGA_STEP_TIMEOUT_MS: '300',
+        SAGA_STEP_ATTEMPTS: '2',
+        SAGA_SWEEP_INTERVAL_MS: '50',
+      },
+    });
+    client = new CheckoutClient(app);
+  });
+  afterEach(() => app.get(Faults).clear());
+  afterAll(() => app.stop());
+
+  it('when the saga voids an authorization it has no record of, then the void reaches the gateway and no money is held', async () => {
+    // Billing never answers, so the saga gives the authorization up and voids it...
+    app.get(Faults).set([{ point: 'step:billing.authorize-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    // ...while the gateway did approve it: an attempt whose commit never happened, under the step's key.
+    const approved = await app.get(CardGateway).authorize(`${id}:billing.authorize-payment`, {
+      paymentMethod: 'pm_card_ok',
+      amountCents: 990,
+      currency: 'USD',
+      reference: id,
+    });
+    expect(approved.approved).toBe(true);
+
+    await client.until(id, ['FAILED']);
+    await quiet(app);
+
+    expect((await client.invariants([id])).violations).toEqual([]);
+    expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
+    expect(await client.leftTheSystem(id)).toEqual({
+      authorize: 1,
+      capture: 0,
+      void: 1,
+      refund: 0,
+      welcomeEmails: 0,
+    });
+  });
+});

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import { Faults } from '../../src/infra/faults/faults';
+import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
+import { MailTransport } from '../../src/modules/notifications/mail/mail-transport';
+import type { InvariantReport, InvariantViolation } from '../../src/operations/invariants';
+import { CheckoutClient } from '../support/checkout-client';
+import { QUIET_ENV, quiet } from '../support/quiet';
+import { TestApp } from '../support/test-app';
+
+/**
+ * The checker is tested the way Jepsen tests its checkers: on histories known to be bad. Each
+ * rule gets a checkout that broke it, planted where the effect leaves the system (at the gateway,
+ * through the mail transport) or in the tables, and `GET /admin/invariants` must report exactly
+ * that rule for exactly that checkout. A checker that always said "fine" fails every one.
+ */
+describe('The invariant checker, on planted violations', () => {
+  let app: TestApp;
+  let client: CheckoutClient;
+  let gateway: CardGateway;
+
+  beforeAll(async () => {
+    app = await TestApp.start({
+      env: {
+        ...QUIET_ENV,
+        OUTBOX_RELAY_INTERVAL_MS: '50',
+        CHECKOUT_STALLED_AFTER_MS: '2000',
+        SAGA_STEP_TIMEOUT_MS: '60000',
+        SAGA_SWEEP_INTERVAL_MS: '50',
+      },
+    });
+    client = new CheckoutClient(app);
+    gateway = app.get(CardGateway);
+  });
+  afterEach(() => app.get(Faults).clear());
+  afterAll(() => app.stop());
+
+  const report = async (): Promise<InvariantReport> =>
+    (await client.admin(app.http().get('/admin/invariants')).expect(200)).body;
+
+  /** A checkout that ran to its end, with the system quiet afterwards. */
+  const checkout = async (kind: 'completed' | 'not-licensed' | 'capture-declined'): Promise<string> => {
+    const user = await client.createUser({ country: kind === 'not-licensed' ? 'JP' : 'PT' });
+    const id = await client.start({
+      userId: user.id,
+      planId: kind === 'not-licensed' ? 'premium' : 'basic',
+      paymentMethod: kind === 'capture-declined' ? 'pm_card_capture_declined' : 'pm_card_ok',
+    });
+    await client.until(id, [kind === 'completed' ? 'COMPLETED' : 'FAILED']);
+    await quiet(app);
+    return id;
+  };
+
+  /** Runs `plant` and returns what the report gained: the violations that were not there before. */
+  const planted = async (
+    plant: () => Promise<unknown>,
+  ): Promise<Array<Pick<InvariantViolation, 'checkoutId' | 'rule'>>> => {
+    const key = (v: InvariantViolation) => `${v.checkoutId} ${v.rule}`;
+    const before = new Set((await report()).violations.map(key));
+    await plant();
+    return (await report()).violations
+      .filter((v) => !before.has(key(v)))
+      .map(({ checkoutId, rule }) => ({ checkoutId, rule }));
+  };
+
+  /** An authorization made at the gateway under the checkout, outside the checkout's own steps. */
+  const authorizeAtGateway = async (checkoutId: string, paymentMethod: 'pm_card_ok' = 'pm_card_ok') => {
+    const answer = await gateway.authorize(`planted:${randomUUID()}`, {
+      paymentMethod,
+      amountCents: 990,
+      currency: 'USD',
+      reference: checkoutId,
+    });
+    if (!answer.approved) throw new Error(`The planted authorization was declined: ${answer.reason}`);
+    return answer.authorizationId;
+  };
+  const chargeAtGateway = async (checkoutId: string) => {
+    const captured = await gateway.capture(`planted:${randomUUID()}`, await authorizeAtGateway(checkoutId));
+    if (!captured.approved) throw new Error(`The planted capture was declined: ${captured.reason}`);
+  };
+  const sendWelcome = (checkoutId: string) =>
+    app.get(MailTransport).send({
+      to: 'buyer@example.com',
+      subject: 'Welcome, again',
+      text: 'planted',
+      messageId: `<welcome.${checkoutId}@checkout.local>`,
+      checkoutId,
+      template: 'welcome',
+    });
+
+  it('when checkouts ran as they should, then it reports nothing about them', async () => {
+    const ids = [await checkout('completed'), await checkout('not-licensed'), await checkout('capture-declined')];
+
+    const { violations, checked } = await report();
+
+    expect(violations.filter((v) => ids.includes(v.checkoutId))).toEqual([]);
+    expect(checked).toBeGreaterThanOrEqual(3);
+  });
+
+  it('when a failed checkout still holds an authorization at the gateway, then held-money', async () => {
+    const id = await checkout('not-licensed');
+
+    expect(await planted(() => authorizeAtGateway(id))).toEqual([{ checkoutId: id, rule: 'held-money' }]);
+  });
+
+  it('when a completed checkout was captured twice at the gateway, then double-charge', async () => {
+    const id = await checkout('completed');
+
+    expect(await planted(() => chargeAtGateway(id))).toEqual([{ checkoutId: id, rule: 'double-charge' }]);
+  });
+
+  it('when a failed checkout was captured at the gateway, then charged-for-nothing', async () => {
+    const id = await checkout('not-licensed');
+
+    expect(await planted(() => chargeAtGateway(id))).toEqual([{ checkoutId: id, rule: 'charged-for-nothing' }]);
+  });
+
+  it('when the mail transport handed over a second welcome email, then double-email', async () => {
+    const id = await checkout('completed');
+
+    expect(await planted(() => sendWelcome(id))).toEqual([{ checkoutId: id, rule: 'double-email' }]);
+  });
+
+  it('when a completed checkout has no hand-over of its welcome email, then missing-email', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() =>
+      app.database.query(`DELETE FROM notifications.mail_handovers WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-email' }]);
+  });
+
+  it('when a failed checkout got a welcome email, then email-for-nothing', async () => {
+    const id = await checkout('not-licensed');
+
+    expect(await planted(() => sendWelcome(id))).toEqual([{ checkoutId: id, rule: 'email-for-nothing' }]);
+  });
+
+  it('when a completed checkout has no capture the gateway approved, then missing-capture', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() =>
+      app.database.query(
+        `UPDATE billing.gateway_requests SET approved = false WHERE reference = $1 AND operation = 'capture'`,
+        [id],
+      ),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-capture' }]);
+  });
+
+  it('when a completed checkout has no active access, then missing-access', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE content.entitlements SET status = 'revoked' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-access' }]);
+  });
+
+  it('when a failed checkout still grants access, then access-for-nothing', async () => {
+    const id = await checkout('capture-declined');
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE content.entitlements SET status = 'active' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'access-for-nothing' }]);
+  });
+
+  describe('on checkouts that have not ended', () => {
+    /** An orchestrated checkout waiting for its capture's answer (a minute away): PENDING, authorized, with access. */
+    const pending = async (): Promise<string> => {
+      app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+      const id = await client.start({ userId: (await client.createUser()).id, mode: 'orchestration' });
+      await client.until(id, ['PENDING']);
+      await quiet(app);
+      expect(await client.get(id)).toMatchObject({ status: 'PENDING', step: 'billing.capture-payment' });
+      return id;
+    };
+
+    it('when a pending checkout was captured twice at the gateway, then double-charge', async () => {
+      const id = await pending();
+
+      const gained = await planted(async () => {
+        await chargeAtGateway(id);
+        await chargeAtGateway(id);
+      });
+
+      expect(gained).toEqual([{ checkoutId: id, rule: 'double-charge' }]);
+    });
+
+    it('when a pending checkout got its welcome email before its capture, then email-without-capture', async () => {
+      const id = await pending();
+
+      expect(await planted(() => sendWelcome(id))).toEqual([{ checkoutId: id, rule: 'email-without-capture' }]);
+    });
+
+    it('when a checkout waits for a person while money is held, then the report says what is at stake', async () => {
+      app.get(Faults).set([{ point: 'step:content.grant-access', action: 'timeout-before' }]);
+      const id = await client.start({ userId: (await client.createUser()).id, mode: 'choreography' });
+
+      await client.until(id, ['INTERVENTION']);
+      await quiet(app);
+      const { violations, atStake } = await report();
+
+      expect(violations.filter((v) => v.checkoutId === id)).toEqual([]);
+      expect(atStake.filter((s) => s.checkoutId === id)).toEqual([
+        {
+          checkoutId: id,
+          status: 'INTERVENTION',
+          heldAuthorizations: 1,
+          capturedPayments: 0,
+          activeAccess: 0,
+          welcomeEmails: 0,
+        },
+      ]);
+    });
+  });
+});

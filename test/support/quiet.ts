@@ -1,0 +1,87 @@
+import { Queue } from 'bullmq';
+import Redis from 'ioredis';
+import { eventually } from './eventually';
+import type { TestDatabase } from './test-database';
+import { TEST_REDIS_URL } from './test-env';
+
+/**
+ * What tests that wait for quiet give the app, so that quiet comes within a second or two: the
+ * redelivery sweep runs every 200 ms and judges a message after 500 ms.
+ */
+export const QUIET_ENV = { OUTBOX_REDELIVER_AFTER_MS: '500', OUTBOX_SWEEP_INTERVAL_MS: '200' } as const;
+
+/** Where a system keeps its work: its database and its Redis key prefix (a TestApp has both). */
+export interface QuietTarget {
+  database: TestDatabase;
+  queuePrefix: string;
+}
+
+export interface QuietOptions {
+  timeoutMs?: number;
+  /** Redis, when the system's is not the tests' shared one (a private redis-server). */
+  redisUrl?: string;
+}
+
+const BUSY_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * Waits until the system is quiet, so that a count taken afterwards is final: nothing left in the
+ * outbox (every message published, and marked delivered, which only the redelivery sweep does,
+ * after OUTBOX_REDELIVER_AFTER_MS, once every consumer has it in its inbox or dead letters), and
+ * every BullMQ queue under the prefix empty (no job waiting, running or delayed for a retry),
+ * seen so twice in a row. "Exactly once" is asserted after this, not at the first moment a
+ * count reaches one. Give the app QUIET_ENV, or it takes the default 30 s redelivery age.
+ */
+export async function quiet(target: QuietTarget, { timeoutMs = 30_000, redisUrl }: QuietOptions = {}): Promise<void> {
+  const redis = new Redis(redisUrl ?? TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
+  redis.on('error', () => undefined); // a Redis being restarted by the test: the next check tries again
+  const queues = new Map<string, Queue>();
+  let quietBefore = false;
+  try {
+    await eventually(
+      async () => {
+        const busy = await busyness(target, redis, queues);
+        const isQuiet = busy.length === 0;
+        const confirmed = isQuiet && quietBefore;
+        quietBefore = isQuiet;
+        if (!confirmed) throw new Error(isQuiet ? 'quiet once, checking again' : `still busy: ${busy.join('; ')}`);
+      },
+      { timeoutMs, intervalMs: 100, what: 'the system to be quiet' },
+    );
+  } finally {
+    await Promise.all([...queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    redis.disconnect();
+  }
+}
+
+/** What is still going on: empty when nothing is. */
+async function busyness(target: QuietTarget, redis: Redis, queues: Map<string, Queue>): Promise<string[]> {
+  const [outbox] = await target.database.query<{ unpublished: number; undelivered: number }>(
+    `SELECT count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished,
+            count(*) FILTER (WHERE delivered_at IS NULL)::int AS undelivered
+       FROM outbox.messages`,
+  );
+  const busy: string[] = [];
+  if (outbox.unpublished > 0) busy.push(`${outbox.unpublished} message(s) unpublished`);
+  if (outbox.undelivered > 0) busy.push(`${outbox.undelivered} message(s) not yet judged delivered`);
+
+  for (const name of await queueNames(redis, target.queuePrefix)) {
+    if (!queues.has(name)) queues.set(name, new Queue(name, { connection: redis, prefix: target.queuePrefix }));
+    const counts = await queues.get(name)!.getJobCounts(...BUSY_STATES);
+    const pending = Object.entries(counts).filter(([, n]) => n > 0);
+    if (pending.length > 0) busy.push(`queue ${name}: ${pending.map(([state, n]) => `${n} ${state}`).join(', ')}`);
+  }
+  return busy;
+}
+
+/** The queues that exist under a prefix: each BullMQ queue keeps a `<prefix>:<name>:meta` hash. */
+async function queueNames(redis: Redis, prefix: string): Promise<string[]> {
+  const names = new Set<string>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*:meta`, 'COUNT', 1000);
+    cursor = next;
+    for (const key of keys) names.add(key.slice(prefix.length + 1, -':meta'.length));
+  } while (cursor !== '0');
+  return [...names];
+}
