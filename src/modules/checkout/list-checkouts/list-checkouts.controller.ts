@@ -73,7 +73,7 @@ export class ListCheckoutsController {
     const rows = await this.checkouts.list({
       status: query.status,
       mode: query.mode,
-      stuckBefore: query.stuck ? new Date(Date.now() - this.config.stuckAfterMs) : undefined,
+      stuckAfterMs: query.stuck ? this.config.stuckAfterMs : undefined,
       after: query.cursor ? decodeCursor(query.cursor) : undefined,
       limit: limit + 1,
     });
