@@ -15,7 +15,9 @@ export interface FaultRule {
 export class ProcessClient {
   constructor(readonly baseUrl: string) {}
 
-  async createUser(overrides: { country?: string; email?: string; name?: string } = {}): Promise<{ id: string }> {
+  async createUser(
+    overrides: { country?: string; email?: string; name?: string } = {},
+  ): Promise<{ id: string; email: string }> {
     return this.call('POST', '/users', 201, {
       email: `buyer-${randomUUID()}@example.com`,
       name: 'A Buyer',
@@ -29,12 +31,17 @@ export class ProcessClient {
   }
 
   /** Starts a checkout and returns its id; fails unless the answer is 202. */
-  async start(body: { userId: string; planId?: string; paymentMethod?: string; mode?: string }): Promise<string> {
-    const answer = await this.call<{ id: string }>('POST', '/checkouts', 202, {
-      planId: 'basic',
-      paymentMethod: 'pm_card_ok',
-      ...body,
-    });
+  async start(
+    body: { userId: string; planId?: string; paymentMethod?: string; mode?: string },
+    headers: Record<string, string> = {},
+  ): Promise<string> {
+    const answer = await this.call<{ id: string }>(
+      'POST',
+      '/checkouts',
+      202,
+      { planId: 'basic', paymentMethod: 'pm_card_ok', ...body },
+      headers,
+    );
     return answer.id;
   }
 
@@ -50,10 +57,16 @@ export class ProcessClient {
     return this.call('GET', '/admin/invariants', 200);
   }
 
-  async call<T>(method: string, path: string, expected: number, body?: unknown): Promise<T> {
+  async call<T>(
+    method: string,
+    path: string,
+    expected: number,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}`, ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
