@@ -43,9 +43,9 @@ const crashPoints = (mode: Mode): string[] => [
 
 const settings = {
   OUTBOX_RELAY_INTERVAL_MS: '100',
-  // A dead process's jobs are taken back one lock later, and the sweep re-pushes what is still
-  // undelivered after three seconds.
-  OUTBOX_JOB_LOCK_MS: '1000',
+  // A dead process's jobs are taken back two seconds later, and the sweep re-pushes what is still
+  // undelivered after three.
+  OUTBOX_JOB_LOCK_MS: '2000',
   OUTBOX_REDELIVER_AFTER_MS: '3000',
   OUTBOX_SWEEP_INTERVAL_MS: '500',
   // A restart takes seconds on a loaded machine: the saga resends meanwhile, and has sends to spare.
@@ -127,7 +127,10 @@ describe('A process killed at any line', () => {
         ),
       );
       const app = this.app!;
-      expect(await app.exitCode(30_000)).toBeNull(); // killed by a signal, not exited
+      const exit = await app.exitCode(120_000).catch((error: Error) => {
+        throw new Error(`no crash at ${point}: ${error.message}`);
+      });
+      expect(exit).toBeNull(); // killed by a signal, not exited
       expect(app.output.join('\n')).toContain(`Injected crash at ${point}:`);
       this.crashed.push(point);
     }

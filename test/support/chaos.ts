@@ -317,7 +317,10 @@ async function verify(run: {
     rows: [{ dead }],
   } = await pool.query<{ dead: number }>(`SELECT count(*)::int AS dead FROM outbox.dead_letters`);
   const byScenario: Record<string, number> = {};
-  for (const c of checkouts) byScenario[c.scenario] = (byScenario[c.scenario] ?? 0) + 1;
+  for (const c of checkouts) {
+    const key = `${c.scenario} (${c.mode})`;
+    byScenario[key] = (byScenario[key] ?? 0) + 1;
+  }
   return {
     checkouts: checkouts.length,
     byScenario,

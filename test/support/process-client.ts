@@ -68,7 +68,7 @@ export class ProcessClient {
       method,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}`, ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(30_000), // generous: a loaded machine answers slowly
     });
     const text = await response.text();
     if (response.status !== expected) {
