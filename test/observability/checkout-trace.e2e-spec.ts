@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
-import { ProcessCheckoutClient } from '../support/process-client';
+import { ProcessClient } from '../support/process-client';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
@@ -38,7 +38,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
   let database: TestDatabase;
   const receiver = new OtlpReceiver();
   const processes: AppProcess[] = [];
-  let client: ProcessCheckoutClient;
+  let client: ProcessClient;
   let api: AppProcess;
 
   beforeAll(async () => {
@@ -73,7 +73,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
         { timeoutMs: 150_000, intervalMs: 250 },
       );
     }
-    client = new ProcessCheckoutClient(api.url);
+    client = new ProcessClient(api.url);
   }, 320_000);
   afterAll(async () => {
     for (const app of processes) await app.stop();

@@ -1,11 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { writeSync } from 'node:fs';
 import { appConfig, type AppConfig } from '../../config/app.config';
 
-export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate'] as const;
+export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate', 'crash'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 export interface FaultRule {
-  /** Where: `relay.after-push`, `relay.push`, `consumer:<name>`, `step:<step>`, `compensation:<step>`. */
+  /**
+   * Where: `relay.after-push`, `relay.push`, `consumer:<name>`, `consumer:<name>:before-commit`,
+   * `step:<step>`, `step:<step>:after-effect`, `step:<step>:after-commit`, `compensation:<step>`.
+   */
   point: string;
   action: FaultAction;
   /** How many occurrences it affects; omitted: every one. */
@@ -23,6 +27,17 @@ export class InjectedFault extends Error {
     super(`Injected fault at ${point}`);
     this.name = 'InjectedFault';
   }
+}
+
+/**
+ * What a `crash` rule does: the process ends at once, as `kill -9` would. No shutdown hook runs,
+ * no transaction is committed or rolled back (Postgres rolls it back when the socket drops), no
+ * job lock is released and no buffered log line is written: only this one, synchronously.
+ */
+export function crashNow(point: string): never {
+  writeSync(2, `Injected crash at ${point}: process ${process.pid} killed\n`);
+  process.kill(process.pid, 'SIGKILL');
+  throw new InjectedFault(point); // not reached: the signal ends the process before this line
 }
 
 /** The points where faults can be injected, and which actions each understands. */
@@ -94,8 +109,10 @@ export class Faults {
     return rule.action;
   }
 
-  /** Throws an InjectedFault when a `fail` rule fires at this point. */
+  /** Throws an InjectedFault when a `fail` rule fires at this point; ends the process when a `crash` rule does. */
   failIfInjected(point: string): void {
-    if (this.take(point) === 'fail') throw new InjectedFault(point);
+    const action = this.take(point);
+    if (action === 'fail') throw new InjectedFault(point);
+    if (action === 'crash') crashNow(point);
   }
 }

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
-import { InjectedFault } from '../faults/faults';
+import { crashNow, InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import type { Delivery } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
@@ -20,6 +20,8 @@ export interface InboxDelivery {
   exclusive: boolean;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
+  /** An injected `consumer:<name>:before-commit` crash fires on this attempt, once the handler returned. */
+  crashBeforeCommit?: boolean;
   /**
    * Fault decisions taken while handling this delivery attempt, kept so that running it again
    * (alone, after its shared transaction failed) takes the same ones.
@@ -132,14 +134,16 @@ export class Inbox {
   }
 
   /** The handler runs in its message's context: what it publishes is correlated and caused by it. */
-  private runHandler({ delivery, payload, handle, injectedFault, faultDecisions }: InboxDelivery): Promise<unknown> {
-    return this.cls.run({ ifNested: 'inherit' }, () => {
+  private runHandler(item: InboxDelivery): Promise<unknown> {
+    const { delivery, payload, handle, injectedFault, faultDecisions } = item;
+    return this.cls.run({ ifNested: 'inherit' }, async () => {
       this.cls.set('correlationId', delivery.correlationId);
       this.cls.set('causationId', delivery.id);
       this.cls.set('headers', delivery.headers);
       this.cls.set('faultDecisions', faultDecisions);
       if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
-      return continueTrace(delivery.headers, () => handle(payload, delivery));
+      await continueTrace(delivery.headers, () => handle(payload, delivery));
+      if (item.crashBeforeCommit) crashNow(`consumer:${delivery.consumer}:before-commit`);
     });
   }
 }

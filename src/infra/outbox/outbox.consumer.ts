@@ -10,7 +10,8 @@ import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
-import { Faults } from '../faults/faults';
+import { crashNow, Faults } from '../faults/faults';
+import { CRASH_AFTER_COMMIT } from '../faults/step-faults';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { DeliveryLog } from './delivery-log';
@@ -52,6 +53,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     for (const consumer of this.subscriptions.consumers()) {
       this.faults.declare({ point: `consumer:${consumer}`, actions: ['fail'], description: `${consumer} throws` });
+      this.faults.declare({
+        point: `consumer:${consumer}:before-commit`,
+        actions: ['crash'],
+        description: `${consumer}: the process dies after the handler, before the inbox commit`,
+      });
     }
     const queues = this.subscriptions.queues((role) => this.roles.has(role));
     if (queues.length === 0) return;
@@ -100,6 +106,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     await this.cls.runWith(context, async () => {
       let outcome: ConsumeOutcome = 'retried';
       let failure: unknown;
+      const faultDecisions = new Map<string, string | undefined>();
       try {
         outcome = await this.inbox.handle({
           delivery,
@@ -108,8 +115,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           queue: subscription.queue,
           exclusive: subscription.exclusive,
           injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
-          faultDecisions: new Map(),
+          crashBeforeCommit: this.faults.take(`consumer:${delivery.consumer}:before-commit`) === 'crash',
+          faultDecisions,
         });
+        const crashAt = faultDecisions.get(CRASH_AFTER_COMMIT);
+        if (crashAt) crashNow(crashAt);
       } catch (error) {
         failure = error;
         outcome = await this.failed(job, delivery.attempt, error);

@@ -84,8 +84,8 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
   onModuleInit(): void {
     this.faults.declare({
       point: 'relay.after-push',
-      actions: ['fail'],
-      description: 'the relay dies after pushing a batch and before marking it published',
+      actions: ['fail', 'crash'],
+      description: 'the relay fails (or its process dies) after pushing a batch and before marking it published',
     });
     this.faults.declare({
       point: 'relay.push',

@@ -55,8 +55,8 @@ export interface ListFilter {
   userId?: string;
   status?: CheckoutStatus;
   mode?: CheckoutMode;
-  /** Only PENDING checkouts created before this instant. */
-  stuckBefore?: Date;
+  /** Only PENDING checkouts created at least this long ago, by the database's clock. */
+  stuckAfterMs?: number;
   after?: { createdAt: Date; id: string };
   limit: number;
 }
@@ -120,14 +120,19 @@ export class CheckoutsRepository {
     return affected > 0;
   }
 
-  /** Choreographed checkouts still PENDING whose last progress is older than `before`. */
-  async stalledChoreographies(before: Date, limit: number): Promise<CheckoutRow[]> {
-    return this.txHost.tx.query<CheckoutRow[]>(
-      `SELECT * FROM checkout.checkouts
-        WHERE status = 'PENDING' AND mode = 'choreography' AND updated_at < $1
+  /** Choreographed checkouts still PENDING with no progress for `stalledAfterMs`, by the database's clock. */
+  async stalledChoreographies(
+    stalledAfterMs: number,
+    limit: number,
+  ): Promise<Array<CheckoutRow & { stalled_seconds: number }>> {
+    return this.txHost.tx.query(
+      `SELECT *, round(extract(epoch FROM clock_timestamp() - updated_at))::int AS stalled_seconds
+         FROM checkout.checkouts
+        WHERE status = 'PENDING' AND mode = 'choreography'
+          AND updated_at < clock_timestamp() - $1 * interval '1 millisecond'
         ORDER BY updated_at
         LIMIT $2`,
-      [before, limit],
+      [stalledAfterMs, limit],
     );
   }
 
@@ -137,7 +142,7 @@ export class CheckoutsRepository {
       `SELECT * FROM checkout.checkouts
         WHERE ($1::text IS NULL OR status = $1)
           AND ($2::text IS NULL OR mode = $2)
-          AND ($3::timestamptz IS NULL OR (status = 'PENDING' AND created_at < $3))
+          AND ($3::int IS NULL OR (status = 'PENDING' AND created_at < clock_timestamp() - $3 * interval '1 millisecond'))
           AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
           AND ($7::uuid IS NULL OR user_id = $7)
         ORDER BY created_at DESC, id DESC
@@ -145,7 +150,7 @@ export class CheckoutsRepository {
       [
         filter.status ?? null,
         filter.mode ?? null,
-        filter.stuckBefore ?? null,
+        filter.stuckAfterMs ?? null,
         filter.after?.createdAt ?? null,
         filter.after?.id ?? null,
         filter.limit,

@@ -172,10 +172,11 @@ export class SagasRepository {
     };
   }
 
-  async insert(id: string, saga: Saga, deadline: Date | undefined): Promise<void> {
+  /** `deadlineAfterMs` is added to the database's clock, the one `claimDue` compares it with. */
+  async insert(id: string, saga: Saga, deadlineAfterMs: number | undefined): Promise<void> {
     await this.txHost.tx.query(
       `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, next_deadline, version, trace_context)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)`,
+       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + $7 * interval '1 millisecond', 1, $8)`,
       [
         id,
         saga.status,
@@ -183,7 +184,7 @@ export class SagasRepository {
         saga.undoing,
         attemptsOf(saga),
         saga.toUndo,
-        deadline ?? null,
+        deadlineAfterMs ?? null,
         JSON.stringify(currentTraceContext()),
       ],
     );
@@ -191,11 +192,12 @@ export class SagasRepository {
   }
 
   /** Writes `saga` over the version that was read; throws StaleSagaWriteError if that is no longer the stored one. */
-  async save(id: string, saga: Saga, readVersion: number, deadline: Date | undefined): Promise<number> {
+  async save(id: string, saga: Saga, readVersion: number, deadlineAfterMs: number | undefined): Promise<number> {
     const [rows] = await this.txHost.tx.query<[Array<{ version: number }>, number]>(
       `UPDATE checkout.sagas
           SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
-              reason = $9, intervention = $10, interrupted_while = $11, next_deadline = $12,
+              reason = $9, intervention = $10, interrupted_while = $11,
+              next_deadline = clock_timestamp() + $12 * interval '1 millisecond',
               backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
         WHERE id = $1 AND version = $2
         RETURNING version`,
@@ -211,7 +213,7 @@ export class SagasRepository {
         saga.reason ?? null,
         saga.intervention ?? null,
         saga.interruptedWhile ?? null,
-        deadline ?? null,
+        deadlineAfterMs ?? null,
         saga.backingOff ?? false,
         JSON.stringify(currentTraceContext()),
       ],

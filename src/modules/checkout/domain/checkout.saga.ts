@@ -2,7 +2,7 @@ import type { CompensationStep, ForwardStep } from './checkout';
 
 /**
  * The orchestrated checkout as a pure state machine: `evolve` says what a saga becomes when it
- * learns something, `decide` which commands that calls for, `deadlineOf` when it must have heard
+ * learns something, `decide` which commands that calls for, `deadlineAfterMs` how soon it must have heard
  * back. Nothing here touches a database or a queue; the runner persists and sends.
  */
 
@@ -186,12 +186,16 @@ export function decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCo
   ];
 }
 
-/** When the saga must have heard about its current send; none when it waits for nothing. */
-export function deadlineOf(saga: Saga, now: Date, policy: SagaPolicy): Date | undefined {
+/**
+ * How long after now the saga must have heard about its current send; none when it waits for
+ * nothing. A wait, not a moment: the database adds it to its own clock, so that deadlines are set
+ * and compared by one clock however far an app host's drifts.
+ */
+export function deadlineAfterMs(saga: Saga, policy: SagaPolicy): number | undefined {
   if (!keepsTrying(saga)) return undefined;
   const record = saga.steps[saga.current];
   const sends = saga.undoing ? record.compensationAttempts : record.attempts;
-  return new Date(now.getTime() + policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sends - 1), MAX_BACKOFF_EXPONENT));
+  return policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sends - 1), MAX_BACKOFF_EXPONENT);
 }
 
 function send(saga: Saga, step: ForwardStep): Saga {

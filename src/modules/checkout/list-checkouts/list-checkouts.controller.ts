@@ -81,7 +81,7 @@ export class ListCheckoutsController {
       userId: caller.kind === 'buyer' ? caller.userId : undefined,
       status: query.status,
       mode: query.mode,
-      stuckBefore: query.stuck ? new Date(Date.now() - this.config.stuckAfterMs) : undefined,
+      stuckAfterMs: query.stuck ? this.config.stuckAfterMs : undefined,
       after: query.cursor ? decodeCursor(query.cursor) : undefined,
       limit: limit + 1,
     });

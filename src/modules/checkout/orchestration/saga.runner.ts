@@ -8,7 +8,7 @@ import { SagasRepository, StaleSagaWriteError } from '../database/sagas.reposito
 import type { ProgressFact } from '../domain/checkout';
 import {
   CHECKOUT_SAGA,
-  deadlineOf,
+  deadlineAfterMs,
   decide,
   evolve,
   newSaga,
@@ -64,7 +64,7 @@ export class SagaRunner {
     const before = newSaga();
     const input: SagaInput = { type: 'start' };
     const saga = evolve(before, input, this.config.policy);
-    await this.sagas.insert(checkout.id, saga, deadlineOf(saga, new Date(), this.config.policy));
+    await this.sagas.insert(checkout.id, saga, deadlineAfterMs(saga, this.config.policy));
     await this.apply(checkout, before, saga, input, decide(before, input, this.config.policy));
   }
 
@@ -83,7 +83,7 @@ export class SagaRunner {
     const saga = evolve(stored.saga, input, this.config.policy);
     if (saga === stored.saga) return saga;
     try {
-      await this.sagas.save(checkoutId, saga, stored.version, deadlineOf(saga, new Date(), this.config.policy));
+      await this.sagas.save(checkoutId, saga, stored.version, deadlineAfterMs(saga, this.config.policy));
     } catch (error) {
       if (error instanceof StaleSagaWriteError) this.staleWrites.inc();
       throw error;

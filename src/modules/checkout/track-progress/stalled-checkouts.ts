@@ -28,15 +28,12 @@ export class StalledCheckouts {
 
   check(): Promise<void> {
     return this.txHost.withTransaction(async () => {
-      const stalled = await this.checkouts.stalledChoreographies(
-        new Date(Date.now() - this.config.stalledAfterMs),
-        100,
-      );
+      // Ages are measured by the database's clock, the one that stamped updated_at.
+      const stalled = await this.checkouts.stalledChoreographies(this.config.stalledAfterMs, 100);
       for (const checkout of stalled) {
-        const seconds = Math.round((Date.now() - checkout.updated_at.getTime()) / 1_000);
         await this.progress.record(checkout.id, {
           kind: 'intervention',
-          reason: `no progress for ${seconds} s at ${checkout.step}: a message was lost, or a participant did its work and never said so`,
+          reason: `no progress for ${checkout.stalled_seconds} s at ${checkout.step}: a message was lost, or a participant did its work and never said so`,
         });
       }
     });

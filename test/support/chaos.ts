@@ -1,0 +1,336 @@
+import { randomBytes } from 'node:crypto';
+import { createTransport } from 'nodemailer';
+import { Pool } from 'pg';
+import { AppProcess, freePort } from './app-process';
+import { eventually } from './eventually';
+import { ProcessClient } from './process-client';
+import { inFlight, waitUntilQuiet } from './quiet-system';
+import { RedisServer } from './redis-server';
+import {
+  type CheckoutRequest,
+  type Mode,
+  MODES,
+  prepareScenario,
+  SCENARIOS,
+  type StartedCheckout,
+  startCheckout,
+} from './scenarios';
+import { SmtpSink } from './smtp-sink';
+import { TcpProxy } from './tcp-proxy';
+import { ADMIN_TOKEN } from './test-app';
+
+export type ChaosFault = 'kill' | 'redis-flush' | 'redis-restart' | 'postgres-cut';
+const FAULTS: ChaosFault[] = ['kill', 'redis-flush', 'kill', 'postgres-cut', 'redis-restart'];
+
+export interface ChaosOptions {
+  /** The apps' database, already created (migrated or empty: the first app migrates it). */
+  databaseUrl: string;
+  /** How long checkouts are started and faults injected. */
+  durationMs: number;
+  processes: number;
+  /** New checkouts per second, spread over the scenarios and both modes. */
+  checkoutsPerSecond: number;
+  /** The pause between two injected faults. */
+  faultEveryMs: number;
+  /** How long the system may take to finish everything once the faults stop. */
+  settleTimeoutMs?: number;
+  /** A wrong outcome planted after the run, to see the check catch it (it must then report it). */
+  plant?: 'extra-email' | 'wrong-status';
+  log?: (line: string) => void;
+}
+
+export interface ChaosSummary {
+  checkouts: number;
+  byScenario: Record<string, number>;
+  faults: Record<ChaosFault, number>;
+  /** Checkouts that ended in another status than their scenario's. */
+  wrong: Array<{ id: string; mode: Mode; scenario: string; expected: string; status: string }>;
+  /** Checkouts not terminal once everything settled (PENDING, or INTERVENTION). */
+  stuck: Array<{ id: string; mode: Mode; scenario: string; status: string }>;
+  /** What the invariant checker reports: held money, double effects, missing ones. */
+  violations: Array<Record<string, unknown>>;
+  /** Emails whose count per buyer is not one per COMPLETED checkout, zero otherwise. */
+  emails: Array<{ to: string; received: number; expected: number }>;
+  deadLetters: number;
+  /** What was still in flight when the run gave up waiting for quiet; empty when it got quiet. */
+  inFlight: Record<string, number>;
+  seconds: number;
+}
+
+export const chaosFailed = (s: ChaosSummary): boolean =>
+  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + Object.keys(s.inFlight).length > 0;
+
+export function formatSummary(s: ChaosSummary): string {
+  const faults = Object.entries(s.faults)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(', ');
+  const scenarios = Object.entries(s.byScenario)
+    .map(([name, n]) => `${name} ${n}`)
+    .join(', ');
+  const held = s.violations.filter((v) => /held|authoriz/i.test(String(v.rule))).length;
+  const doubles = s.violations.filter((v) => /twice|double|exactly one/i.test(String(v.rule))).length;
+  const lines = [
+    `chaos: ${s.checkouts} checkouts in ${s.seconds} s (${scenarios})`,
+    `faults injected: ${faults}`,
+    `wrong status: ${s.wrong.length}`,
+    `stuck: ${s.stuck.length}`,
+    `held money: ${held}`,
+    `double effects: ${doubles}`,
+    `other invariant violations: ${s.violations.length - held - doubles}`,
+    `email counts off: ${s.emails.length}`,
+    `dead letters: ${s.deadLetters}`,
+    `still in flight: ${JSON.stringify(s.inFlight)}`,
+    chaosFailed(s) ? 'RESULT: WRONG' : 'RESULT: nothing lost, doubled or held',
+  ];
+  const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails].slice(0, 20);
+  return [...lines, ...details.map((d) => `  ${JSON.stringify(d)}`)].join('\n');
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Checkouts of every scenario in both modes, through several app processes on one Postgres
+ * (reached through a proxy that can cut its connections) and one private Redis, while processes
+ * are killed with SIGKILL and restarted, Redis is flushed or restarted empty, and Postgres
+ * connections are cut. Then, once everything settled and nothing is in flight, it checks every
+ * checkout's status, the invariant checker and the emails an SMTP server actually received.
+ */
+export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
+  const log = options.log ?? (() => undefined);
+  const startedAt = Date.now();
+  const redis = await RedisServer.start();
+  const smtp = await SmtpSink.start();
+  const target = new URL(options.databaseUrl);
+  const proxy = new TcpProxy(await freePort(), { host: target.hostname, port: Number(target.port || 5432) });
+  await proxy.open();
+  const proxied = new URL(options.databaseUrl);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  const pool = new Pool({ connectionString: options.databaseUrl, max: 2 });
+  const queuePrefix = `chaos-${randomBytes(3).toString('hex')}`;
+  const env = {
+    DATABASE_URL: proxied.toString(),
+    DATABASE_POOL_SIZE: '6',
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: queuePrefix,
+    SMTP_URL: smtp.url,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'error',
+    OUTBOX_RELAY_INTERVAL_MS: '200',
+    OUTBOX_JOB_LOCK_MS: '2000',
+    OUTBOX_REDELIVER_AFTER_MS: '3000',
+    OUTBOX_SWEEP_INTERVAL_MS: '1000',
+    SAGA_STEP_TIMEOUT_MS: '3000',
+    SAGA_STEP_ATTEMPTS: '8',
+    SAGA_PIVOT_ATTEMPTS: '10',
+    SAGA_COMPENSATION_ATTEMPTS: '10',
+    SAGA_SWEEP_INTERVAL_MS: '250',
+    CHECKOUT_STALLED_AFTER_MS: '600000',
+  };
+
+  const slots: Array<AppProcess | undefined> = [];
+  const healthy = async (app: AppProcess) =>
+    eventually(async () => (await app.get('/health')).status === 200, {
+      timeoutMs: 90_000,
+      intervalMs: 200,
+      what: `app ${app.pid} to be healthy`,
+    });
+  const boot = async (slot: number) => {
+    const app = await AppProcess.start(env);
+    await healthy(app);
+    slots[slot] = app;
+  };
+  const live = () => slots.filter((app): app is AppProcess => app !== undefined);
+  const anyClient = () => {
+    const apps = live();
+    return apps.length > 0 ? new ProcessClient(apps[Math.floor(Math.random() * apps.length)].url) : undefined;
+  };
+
+  const checkouts: StartedCheckout[] = [];
+  const unanswered: CheckoutRequest[] = [];
+  const faults: Record<ChaosFault, number> = { kill: 0, 'redis-flush': 0, 'redis-restart': 0, 'postgres-cut': 0 };
+  const restarts: Array<Promise<void>> = [];
+  let sent = 0;
+
+  try {
+    await boot(0); // alone first: it migrates an empty database
+    await Promise.all(Array.from({ length: options.processes - 1 }, (_, i) => boot(i + 1)));
+    log(`${options.processes} processes up after ${Math.round((Date.now() - startedAt) / 1000)} s`);
+
+    const send = async (request: CheckoutRequest) => {
+      const client = anyClient();
+      try {
+        if (!client) throw new Error('no process up');
+        checkouts.push(await startCheckout(client, request));
+      } catch {
+        unanswered.push(request); // the same key again later, to another process
+      }
+    };
+    const load = async (until: number) => {
+      const interval = 1_000 / options.checkoutsPerSecond;
+      const inFlightRequests: Array<Promise<void>> = [];
+      while (Date.now() < until) {
+        const scenario = SCENARIOS[sent % SCENARIOS.length];
+        const mode = MODES[Math.floor(sent / SCENARIOS.length) % MODES.length];
+        sent += 1;
+        inFlightRequests.push(
+          (async () => {
+            const client = anyClient();
+            const request = client ? await prepareScenario(client, scenario, mode).catch(() => undefined) : undefined;
+            if (request) await send(request);
+          })(),
+        );
+        for (const request of unanswered.splice(0, 2)) inFlightRequests.push(send(request));
+        await pause(interval);
+      }
+      await Promise.all(inFlightRequests);
+    };
+    const inject = async (until: number) => {
+      let round = 0;
+      while (Date.now() < until) {
+        await pause(options.faultEveryMs);
+        const fault = FAULTS[round++ % FAULTS.length];
+        faults[fault] += 1;
+        log(`fault: ${fault}`);
+        if (fault === 'kill') {
+          const candidates = slots.flatMap((app, slot) => (app ? [slot] : []));
+          if (candidates.length <= 1) continue; // keep one process serving requests
+          const slot = candidates[Math.floor(Math.random() * candidates.length)];
+          const app = slots[slot]!;
+          slots[slot] = undefined;
+          await app.stop();
+          restarts.push(boot(slot));
+        } else if (fault === 'redis-flush') {
+          await redis.flushAll();
+        } else if (fault === 'redis-restart') {
+          await redis.restart();
+        } else {
+          await proxy.close();
+          await pause(1_500);
+          await proxy.open();
+        }
+      }
+    };
+    const until = Date.now() + options.durationMs;
+    await Promise.all([load(until), inject(until)]);
+    await Promise.all(restarts);
+
+    // Every request whose answer was lost is asked again until answered: the same key, the same checkout.
+    await eventually(
+      async () => {
+        for (const request of unanswered.splice(0)) await send(request);
+        return unanswered.length === 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'every checkout request to be answered' },
+    );
+    log(`faults stopped; ${checkouts.length} checkouts accepted; waiting for them to end`);
+
+    const settleTimeoutMs = options.settleTimeoutMs ?? 90_000;
+    const ids = checkouts.map((c) => c.id);
+    await eventually(
+      async () => {
+        const { rows } = await pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = 'PENDING'`,
+          [ids],
+        );
+        if (rows[0].n > 0) throw new Error(`${rows[0].n} checkouts still PENDING`);
+      },
+      { timeoutMs: settleTimeoutMs, intervalMs: 500, what: 'every checkout to end' },
+    ).catch((error: unknown) => log(String(error)));
+    let stillInFlight: Record<string, number> = {};
+    await waitUntilQuiet({ pool, redisUrl: redis.url, queuePrefix, stableForMs: 5_000, timeoutMs: 60_000 }).catch(
+      async () => {
+        stillInFlight = Object.fromEntries(
+          Object.entries(await inFlight({ pool, redisUrl: redis.url, queuePrefix, stableForMs: 0 })).filter(
+            ([, n]) => n > 0,
+          ),
+        );
+      },
+    );
+
+    if (options.plant) await plant(options.plant, checkouts, pool, smtp);
+    return await verify({
+      checkouts,
+      pool,
+      smtp,
+      client: anyClient()!,
+      faults,
+      inFlight: stillInFlight,
+      seconds: Math.round((Date.now() - startedAt) / 1_000),
+    });
+  } finally {
+    await Promise.allSettled(restarts);
+    await Promise.all(live().map((app) => app.stop()));
+    await pool.end();
+    await proxy.close();
+    await redis.stop();
+    await smtp.stop();
+  }
+}
+
+async function plant(kind: 'extra-email' | 'wrong-status', checkouts: StartedCheckout[], pool: Pool, smtp: SmtpSink) {
+  const completed = checkouts.find((c) => c.expected === 'COMPLETED')!;
+  if (kind === 'extra-email') {
+    const transport = createTransport(smtp.url);
+    await transport.sendMail({ from: 'planted@example.com', to: completed.email, subject: 'planted', text: 'x' });
+    transport.close();
+  } else {
+    await pool.query(`UPDATE checkout.checkouts SET status = 'FAILED' WHERE id = $1`, [completed.id]);
+  }
+}
+
+async function verify(run: {
+  checkouts: StartedCheckout[];
+  pool: Pool;
+  smtp: SmtpSink;
+  client: ProcessClient;
+  faults: Record<ChaosFault, number>;
+  inFlight: Record<string, number>;
+  seconds: number;
+}): Promise<ChaosSummary> {
+  const { checkouts, pool, smtp } = run;
+  const { rows } = await pool.query<{ id: string; status: string }>(
+    `SELECT id, status FROM checkout.checkouts WHERE id = ANY($1)`,
+    [checkouts.map((c) => c.id)],
+  );
+  const status = new Map(rows.map((row) => [row.id, row.status]));
+  const ended = (c: StartedCheckout) => ['COMPLETED', 'FAILED', 'REJECTED'].includes(status.get(c.id) ?? '');
+  const stuck = checkouts
+    .filter((c) => !ended(c))
+    .map((c) => ({ id: c.id, mode: c.mode, scenario: c.scenario, status: status.get(c.id) ?? 'missing' }));
+  const wrong = checkouts
+    .filter((c) => ended(c) && status.get(c.id) !== c.expected)
+    .map((c) => ({ id: c.id, mode: c.mode, scenario: c.scenario, expected: c.expected, status: status.get(c.id)! }));
+
+  // Each buyer is unique to one checkout: one email per COMPLETED checkout, none otherwise, none to anyone else.
+  const received = new Map<string, number>();
+  for (const mail of smtp.received) for (const to of mail.to) received.set(to, (received.get(to) ?? 0) + 1);
+  const expectedEmails = new Map(
+    checkouts.filter((c) => c.email).map((c) => [c.email!, status.get(c.id) === 'COMPLETED' ? 1 : 0]),
+  );
+  const emails = [...new Set([...received.keys(), ...expectedEmails.keys()])]
+    .map((to) => ({ to, received: received.get(to) ?? 0, expected: expectedEmails.get(to) ?? 0 }))
+    .filter((e) => e.received !== e.expected);
+
+  const { violations } = await run.client.invariants();
+  const {
+    rows: [{ dead }],
+  } = await pool.query<{ dead: number }>(`SELECT count(*)::int AS dead FROM outbox.dead_letters`);
+  const byScenario: Record<string, number> = {};
+  for (const c of checkouts) {
+    const key = `${c.scenario} (${c.mode})`;
+    byScenario[key] = (byScenario[key] ?? 0) + 1;
+  }
+  return {
+    checkouts: checkouts.length,
+    byScenario,
+    faults: run.faults,
+    wrong,
+    stuck,
+    violations,
+    emails,
+    deadLetters: dead,
+    inFlight: run.inFlight,
+    seconds: run.seconds,
+  };
+}
