@@ -26,7 +26,8 @@ export interface InboxDelivery {
   faultDecisions: Map<string, string | undefined>;
 }
 
-export type InboxOutcome = 'ok' | 'duplicate';
+/** `foreign`: the message is not in this deployment's outbox (a job of another deployment). */
+export type InboxOutcome = 'ok' | 'duplicate' | 'foreign';
 
 interface Waiting {
   item: InboxDelivery;
@@ -97,21 +98,26 @@ export class Inbox {
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
     return this.txHost.withTransaction(async () => {
       const recorded = await this.record(items);
+      const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
       const outcomes: InboxOutcome[] = [];
       for (const item of items) {
         const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
         if (fresh) await this.runHandler(item);
-        outcomes.push(fresh ? 'ok' : 'duplicate');
+        outcomes.push(fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate');
       }
       return outcomes;
     });
   }
 
-  /** Inserts the inbox rows in one statement; returns the keys of those that were not there yet. */
+  /**
+   * Inserts the inbox rows in one statement; returns the keys of those that were not there yet.
+   * Only for messages of this deployment's outbox: a job that names another message is refused.
+   */
   private async record(items: InboxDelivery[]): Promise<Set<string>> {
     const rows = await this.txHost.tx.query<Array<{ message_id: string; consumer: string }>>(
       `INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[])
+       SELECT d.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS d(message_id, consumer, correlation_id, attempt)
+        WHERE EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = d.message_id)
        ON CONFLICT DO NOTHING
        RETURNING message_id, consumer`,
       [
@@ -122,6 +128,18 @@ export class Inbox {
       ],
     );
     return new Set(rows.map((row) => `${row.message_id} ${row.consumer}`));
+  }
+
+  /** The ids, among those not recorded, of messages that this outbox does not have. */
+  private async foreign(unrecorded: InboxDelivery[]): Promise<Set<string>> {
+    if (unrecorded.length === 0) return new Set();
+    const ids = [...new Set(unrecorded.map((item) => item.delivery.id))];
+    const known = await this.txHost.tx.query<Array<{ id: string }>>(
+      `SELECT id FROM outbox.messages WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const present = new Set(known.map((row) => row.id));
+    return new Set(ids.filter((id) => !present.has(id)));
   }
 
   /** The handler runs in its message's context: what it publishes is correlated and caused by it. */

@@ -5,7 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { DatabaseConnector } from '../database/database.connector';
@@ -18,8 +18,12 @@ import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
-import type { OutboxJob } from './outbox.queues';
+import { type OutboxJob, OutboxQueues } from './outbox.queues';
+import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
+
+/** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
+const LEAVE_FOR_OTHERS_MS = 1_000;
 
 /**
  * One BullMQ worker per module queue. Each delivery runs in the context of its message
@@ -44,6 +48,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly redis: RedisConnections,
     private readonly roles: AppRoles,
     private readonly connector: DatabaseConnector,
+    private readonly queuePrefix: QueuePrefix,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -54,9 +59,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     }
     const queues = this.subscriptions.queues((role) => this.roles.has(role));
     if (queues.length === 0) return;
-    void this.connector.ready.then(() => {
-      if (!this.stopped) queues.forEach((queue) => this.startWorker(queue));
-    });
+    void this.connector.ready
+      .then(() => this.queuePrefix.known)
+      .then(() => {
+        if (!this.stopped) queues.forEach((queue) => this.startWorker(queue));
+      });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -66,9 +73,9 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   private startWorker(queue: string): void {
-    const worker = new Worker<OutboxJob>(queue, (job) => this.process(job), {
+    const worker = new Worker<OutboxJob>(queue, (job, token) => this.process(job, token), {
       connection: this.redis.open(`worker:${queue}`, 'blocking'),
-      prefix: this.redis.prefix,
+      prefix: this.queuePrefix.value,
       concurrency: this.config.workerConcurrency,
       autorun: false,
       // After losing Redis, look again within a second rather than BullMQ's default 15.
@@ -82,19 +89,20 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** Handles one delivery; throwing asks BullMQ to retry it later. */
-  async process(job: Job<OutboxJob>): Promise<void> {
+  async process(job: Job<OutboxJob>, token?: string): Promise<void> {
     const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(delivery.consumer);
     const contract = this.subscriptions.contractOf(delivery.consumer, delivery.type);
     if (!subscription || !contract) {
-      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type}: skipped`);
+      // Another version of the app (a rolling deploy) knows this consumer: leave the job to it.
+      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
       this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
-      return;
+      return this.leave(job, token);
     }
 
     const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
-    await this.cls.runWith(context, async () => {
+    const outcome = await this.cls.runWith(context, async () => {
       let outcome: ConsumeOutcome = 'retried';
       try {
         outcome = await this.inbox.handle({
@@ -115,7 +123,25 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       if (outcome === 'duplicate') {
         await this.deliveryLog.attempt(job.data, delivery.attempt, 'duplicate').catch(() => undefined);
       }
+      return outcome;
     });
+    if (outcome === 'foreign') {
+      this.logger.error(
+        `Refused job ${job.id} of queue ${job.queueName}: message ${delivery.id} is not in this deployment's outbox ` +
+          `(another deployment shares this Redis and QUEUE_PREFIX?); left in the queue`,
+      );
+      this.metrics.foreign.inc({ queue: job.queueName });
+      return this.leave(job, token);
+    }
+  }
+
+  /**
+   * Puts the job back, untouched and without spending an attempt, for another process to take:
+   * delayed, so that a process that cannot handle it does not spin on it.
+   */
+  private async leave(job: Job<OutboxJob>, token?: string): Promise<never> {
+    await job.moveToDelayed(Date.now() + LEAVE_FOR_OTHERS_MS, token);
+    throw new DelayedError();
   }
 
   /** Decides between another attempt and a dead letter, and records which. */
