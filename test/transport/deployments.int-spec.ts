@@ -40,7 +40,9 @@ describe('Two deployments on one Redis', () => {
   it('when two apps with their own databases share a Redis with the default prefix, then each runs only its own jobs', async () => {
     const entries = apps.map(() => Array.from({ length: 20 }, () => randomUUID()));
 
-    await Promise.all(apps.map((app, i) => Promise.all(entries[i].map((entryId) => app.get(Ledger).record(entryId, 1)))));
+    await Promise.all(
+      apps.map((app, i) => Promise.all(entries[i].map((entryId) => app.get(Ledger).record(entryId, 1)))),
+    );
 
     for (const [i, app] of apps.entries()) {
       await eventually(async () => expect(await effects(app, entries[i])).toHaveLength(20 * consumers.length), {

@@ -1,4 +1,4 @@
-import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, GoneException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
@@ -90,7 +90,8 @@ export class DeadLetters {
    * Delivers the message again to that consumer only, with a fresh set of attempts. The inbox
    * still guards it: if the effect did happen after all, the redrive changes nothing. The message
    * is pushed after the resolution commits, under its usual job id; should that push be lost, the
-   * message is undelivered again, so the redelivery sweep pushes it.
+   * message is undelivered again, so the redelivery sweep pushes it. A dead letter whose message is
+   * gone cannot be delivered: 410, and it stays open.
    */
   async redrive(id: string): Promise<DeadLetter> {
     let queue = '';
@@ -98,7 +99,14 @@ export class DeadLetters {
       const subscription = this.subscriptions.consumer(closed.consumer);
       if (!subscription) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
       queue = subscription.queue;
-      await this.txHost.tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [closed.message_id]);
+      const [, reopened] = await this.txHost.tx.query<[unknown[], number]>(
+        `UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`,
+        [closed.message_id],
+      );
+      // Housekeeping keeps the message of an open dead letter; one purged before it did cannot be delivered.
+      if (reopened === 0) {
+        throw new GoneException(`Message ${closed.message_id} is no longer in the outbox: discard this dead letter`);
+      }
     });
     await this.queues
       .push([

@@ -18,7 +18,7 @@ import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
-import { type OutboxJob, OutboxQueues } from './outbox.queues';
+import type { OutboxJob } from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
 

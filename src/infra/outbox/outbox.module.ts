@@ -29,7 +29,8 @@ import { TransportHistory } from './transport-history';
 @Module({
   imports: [
     DiscoveryModule,
-    DatabaseModule.forFeature({ migrations: [
+    DatabaseModule.forFeature({
+      migrations: [
         CreateOutboxSchema1795970000000,
         CreateOutboxTables1795970001000,
         CreateOutboxDeployment1795970002000,
