@@ -5,6 +5,8 @@ import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { InjectedFault } from '../faults/faults';
 import type { Delivery } from './message';
+import { OutboxMetrics } from './outbox.metrics';
+import { boundTransaction, isTimeout } from './transaction-bounds';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { MessageHandler } from './subscriptions';
 
@@ -56,6 +58,7 @@ export class Inbox {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
+    private readonly metrics: OutboxMetrics,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -95,18 +98,28 @@ export class Inbox {
     }
   }
 
+  /**
+   * Bounded (see boundTransaction): a delivery stuck behind a lock fails after the lock timeout,
+   * its batch runs again without it, and it is retried like any failure.
+   */
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
-    return this.txHost.withTransaction(async () => {
-      const recorded = await this.record(items);
-      const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
-      const outcomes: InboxOutcome[] = [];
-      for (const item of items) {
-        const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
-        if (fresh) await this.runHandler(item);
-        outcomes.push(fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate');
-      }
-      return outcomes;
-    });
+    return this.txHost
+      .withTransaction(async () => {
+        await boundTransaction(this.txHost.tx, this.config);
+        const recorded = await this.record(items);
+        const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
+        const outcomes: InboxOutcome[] = [];
+        for (const item of items) {
+          const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
+          if (fresh) await this.runHandler(item);
+          outcomes.push(fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate');
+        }
+        return outcomes;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'consumer' });
+        throw error;
+      });
   }
 
   /**

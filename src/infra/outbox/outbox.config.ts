@@ -29,6 +29,10 @@ class OutboxEnv {
   /** Delivered messages and inbox rows are kept this long, then purged. */
   @IsInt() @Min(1) @Max(24 * 365) OUTBOX_RETENTION_HOURS: number = 168;
   @IsInt() @Min(1_000) @Max(86_400_000) OUTBOX_HOUSEKEEPING_INTERVAL_MS: number = 600_000;
+  /** How long a statement of a relay or consumer transaction waits for a lock before it gives up. */
+  @IsInt() @Min(10) @Max(600_000) OUTBOX_LOCK_TIMEOUT_MS: number = 5_000;
+  /** How long one statement of a relay or consumer transaction may run. */
+  @IsInt() @Min(10) @Max(600_000) OUTBOX_STATEMENT_TIMEOUT_MS: number = 15_000;
 }
 
 export const outboxConfig = registerAs('outbox', () => {
@@ -47,6 +51,8 @@ export const outboxConfig = registerAs('outbox', () => {
     sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,
     retentionHours: env.OUTBOX_RETENTION_HOURS,
     housekeepingIntervalMs: env.OUTBOX_HOUSEKEEPING_INTERVAL_MS,
+    lockTimeoutMs: env.OUTBOX_LOCK_TIMEOUT_MS,
+    statementTimeoutMs: env.OUTBOX_STATEMENT_TIMEOUT_MS,
   };
 });
 export type OutboxConfig = ConfigType<typeof outboxConfig>;

@@ -19,6 +19,7 @@ export class OutboxMetrics {
   readonly unrouted: Counter<'type'>;
   readonly consumed: Counter<'consumer' | 'outcome'>;
   readonly foreign: Counter<'queue'>;
+  readonly timeouts: Counter<'stage'>;
   readonly handlerDuration: Histogram<'consumer'>;
   readonly deliveryDelay: Histogram<'consumer'>;
 
@@ -57,6 +58,12 @@ export class OutboxMetrics {
       name: 'outbox_foreign_jobs_total',
       help: "Jobs refused because their message is not in this deployment's outbox (another deployment's job)",
       labelNames: ['queue'],
+      registers,
+    });
+    this.timeouts = new Counter({
+      name: 'outbox_transaction_timeouts_total',
+      help: 'Transport transactions that Postgres stopped at OUTBOX_LOCK_TIMEOUT_MS or OUTBOX_STATEMENT_TIMEOUT_MS, by stage (relay, sweep, consumer)',
+      labelNames: ['stage'],
       registers,
     });
     this.handlerDuration = new Histogram({

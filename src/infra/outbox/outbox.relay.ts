@@ -18,6 +18,7 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
+import { boundTransaction, isTimeout } from './transaction-bounds';
 
 export interface MessageRow {
   id: string;
@@ -123,44 +124,50 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** Claims, pushes and marks one batch; returns how many messages it relayed. */
   relayBatch(): Promise<number> {
-    return this.dataSource.transaction(async (tx) => {
-      const rows = await tx.query<MessageRow[]>(
-        `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
+    return this.dataSource
+      .transaction(async (tx) => {
+        await boundTransaction(tx, this.config);
+        const rows = await tx.query<MessageRow[]>(
+          `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
           WHERE published_at IS NULL
           ORDER BY created_at
           LIMIT $1
           FOR UPDATE SKIP LOCKED`,
-        [this.config.relayBatchSize],
-      );
-      if (rows.length === 0) return 0;
+          [this.config.relayBatchSize],
+        );
+        if (rows.length === 0) return 0;
 
-      const unrouted = new Set<string>();
-      const jobs = rows.flatMap((row) => {
-        const message = toMessage(row);
-        const subscriptions = this.subscriptions.of(message.type, message.headers);
-        if (subscriptions.length === 0) {
-          unrouted.add(message.id);
-          this.metrics.unrouted.inc({ type: message.type });
-        }
-        return subscriptions.map(({ queue, consumer }) => ({
-          queue,
-          jobId: jobIdOf(message.id, consumer),
-          job: { ...message, consumer },
-        }));
+        const unrouted = new Set<string>();
+        const jobs = rows.flatMap((row) => {
+          const message = toMessage(row);
+          const subscriptions = this.subscriptions.of(message.type, message.headers);
+          if (subscriptions.length === 0) {
+            unrouted.add(message.id);
+            this.metrics.unrouted.inc({ type: message.type });
+          }
+          return subscriptions.map(({ queue, consumer }) => ({
+            queue,
+            jobId: jobIdOf(message.id, consumer),
+            job: { ...message, consumer },
+          }));
+        });
+        const copies =
+          this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+        await this.queues.push([...jobs, ...copies]);
+        for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
+
+        this.faults.failIfInjected('relay.after-push');
+        await this.markPublished(
+          tx,
+          rows.map((row) => row.id),
+          [...unrouted],
+        );
+        return rows.length;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
+        throw error;
       });
-      const copies =
-        this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-      await this.queues.push([...jobs, ...copies]);
-      for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
-
-      this.faults.failIfInjected('relay.after-push');
-      await this.markPublished(
-        tx,
-        rows.map((row) => row.id),
-        [...unrouted],
-      );
-      return rows.length;
-    });
   }
 
   /** A message that no consumer takes is delivered as soon as it is published. */
