@@ -21,6 +21,8 @@ class OutboxEnv {
   @IsInt() @Min(500) @Max(600_000) OUTBOX_JOB_LOCK_MS: number = 30_000;
   /** Deliveries of a message to one consumer before it is dead-lettered. */
   @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
+  /** Deliveries of a message to one consumer that end with its worker dead before it is dead-lettered. */
+  @IsInt() @Min(1) @Max(100) OUTBOX_CRASH_LIMIT: number = 3;
   /** First retry delay; each next one doubles. */
   @IsInt() @Min(1) @Max(3_600_000) OUTBOX_BACKOFF_MS: number = 500;
   /** A pushed message that some consumer has not handled after this long is pushed again to it. */
@@ -46,6 +48,7 @@ export const outboxConfig = registerAs('outbox', () => {
     consumerBatchSize: env.OUTBOX_CONSUMER_BATCH_SIZE,
     jobLockMs: env.OUTBOX_JOB_LOCK_MS,
     attempts: env.OUTBOX_ATTEMPTS,
+    crashLimit: env.OUTBOX_CRASH_LIMIT,
     backoffMs: env.OUTBOX_BACKOFF_MS,
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,
     sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,

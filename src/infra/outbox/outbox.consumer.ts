@@ -82,6 +82,9 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       runRetryDelay: 1_000,
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobLockMs,
+      // A job that stalls is counted in Postgres and dead-lettered by us at OUTBOX_CRASH_LIMIT
+      // (see countCrashes); BullMQ must not fail it first, or the sweep would push it afresh.
+      maxStalledCount: this.config.crashLimit,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
     this.workers.push(worker);
@@ -99,6 +102,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
       this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
       return this.leave(job, token);
+    }
+
+    if (await this.countCrashes(job, delivery.attempt)) {
+      this.metrics.observeHandled(delivery.consumer, 'dead', startedAt);
+      return;
     }
 
     const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
@@ -133,6 +141,25 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       this.metrics.foreign.inc({ queue: job.queueName });
       return this.leave(job, token);
     }
+  }
+
+  /**
+   * A job that stalled since it was last taken ended with its worker dead: each such delivery is
+   * counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT the delivery
+   * is dead-lettered instead of handled again. Returns whether it was.
+   */
+  private async countCrashes(job: Job<OutboxJob>, attempt: number): Promise<boolean> {
+    const counted = job.data.stallsCounted ?? 0;
+    if (job.stalledCounter <= counted) return false;
+    const crashes = await this.deliveryLog.crashed(job.data, attempt, job.stalledCounter - counted);
+    if (crashes >= this.config.crashLimit) {
+      const reason = `crashed the worker ${crashes} times`;
+      await this.deliveryLog.deadLetter(job.data, attempt, reason);
+      this.logger.error(`Dead letter: ${job.data.type} for ${job.data.consumer}: ${reason}`);
+      return true;
+    }
+    await job.updateData({ ...job.data, stallsCounted: job.stalledCounter });
+    return false;
   }
 
   /**

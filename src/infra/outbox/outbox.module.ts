@@ -4,6 +4,7 @@ import { DatabaseModule } from '../database/database.module';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
 import { CreateOutboxDeployment1795970002000 } from './database/migrations/1795970002000-create-outbox-deployment';
+import { RecordCrashedDeliveries1795970003000 } from './database/migrations/1795970003000-record-crashed-deliveries';
 import { CommandExecution } from './command-execution';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
@@ -34,6 +35,7 @@ import { TransportHistory } from './transport-history';
         CreateOutboxSchema1795970000000,
         CreateOutboxTables1795970001000,
         CreateOutboxDeployment1795970002000,
+        RecordCrashedDeliveries1795970003000,
       ],
     }),
   ],

@@ -8,6 +8,8 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 /** What a job carries: the whole message, and the one consumer it is for. */
 export interface OutboxJob extends OutboxMessage {
   consumer: string;
+  /** How many of this job's stalls (its worker died holding it) are already counted in Postgres. */
+  stallsCounted?: number;
 }
 
 /**
