@@ -9,7 +9,7 @@ import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
 import { OutboxPublisher } from './outbox.publisher';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog } from './consumer-catalog';
 
 export type DeadLetterStatus = 'dead' | 'redriven' | 'discarded';
 
@@ -72,7 +72,7 @@ export class DeadLetters {
     private readonly cls: ClsService<MessageContext>,
     private readonly outbox: OutboxPublisher,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
   ) {}
 
   async list(filter: { status?: DeadLetterStatus; consumer?: string; limit?: number } = {}): Promise<DeadLetter[]> {
@@ -96,9 +96,9 @@ export class DeadLetters {
   async redrive(id: string): Promise<DeadLetter> {
     let queue = '';
     const row = await this.resolve(id, 'redriven', async (closed) => {
-      const subscription = this.subscriptions.consumer(closed.consumer);
-      if (!subscription) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
-      queue = subscription.queue;
+      const route = (await this.catalog.routes()).find((candidate) => candidate.consumer === closed.consumer);
+      if (!route) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
+      queue = route.queue;
       const [, reopened] = await this.txHost.tx.query<[unknown[], number]>(
         `UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`,
         [closed.message_id],

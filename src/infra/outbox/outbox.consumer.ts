@@ -13,6 +13,7 @@ import { describeError } from '../errors';
 import { Faults } from '../faults/faults';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
+import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryLog } from './delivery-log';
 import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
@@ -40,6 +41,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly inbox: Inbox,
     private readonly cls: ClsService<MessageContext>,
     private readonly deliveryLog: DeliveryLog,
@@ -98,10 +100,14 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     const subscription = this.subscriptions.consumer(delivery.consumer);
     const contract = this.subscriptions.contractOf(delivery.consumer, delivery.type);
     if (!subscription || !contract) {
-      // Another version of the app (a rolling deploy) knows this consumer: leave the job to it.
-      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
       this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
-      return this.leave(job, token);
+      // Another version of the app (a rolling deploy) may have this consumer: leave the job to it.
+      if (await this.catalog.isAlive(delivery.consumer)) {
+        this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
+        return this.leave(job, token);
+      }
+      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} in any running version: skipped`);
+      return;
     }
 
     if (await this.countCrashes(job, delivery.attempt)) {

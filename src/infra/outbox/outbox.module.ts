@@ -5,6 +5,8 @@ import { CreateOutboxSchema1795970000000 } from './database/migrations/179597000
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
 import { CreateOutboxDeployment1795970002000 } from './database/migrations/1795970002000-create-outbox-deployment';
 import { RecordCrashedDeliveries1795970003000 } from './database/migrations/1795970003000-record-crashed-deliveries';
+import { CreateOutboxConsumers1795970004000 } from './database/migrations/1795970004000-create-outbox-consumers';
+import { ConsumerCatalog } from './consumer-catalog';
 import { CommandExecution } from './command-execution';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
@@ -36,12 +38,14 @@ import { TransportHistory } from './transport-history';
         CreateOutboxTables1795970001000,
         CreateOutboxDeployment1795970002000,
         RecordCrashedDeliveries1795970003000,
+        CreateOutboxConsumers1795970004000,
       ],
     }),
   ],
   controllers: [DeadLettersController],
   providers: [
     Subscriptions,
+    ConsumerCatalog,
     OutboxPublisher,
     QueuePrefix,
     OutboxQueues,

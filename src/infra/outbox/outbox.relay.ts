@@ -17,7 +17,7 @@ import type { OutboxMessage } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { boundTransaction, isTimeout } from './transaction-bounds';
 
 export interface MessageRow {
@@ -53,7 +53,8 @@ export const MESSAGE_COLUMNS =
 /**
  * Moves committed outbox rows to the module queues. Each batch is claimed with
  * FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows and never wait for
- * each other; it is pushed, then marked published in the same transaction. Dying between push
+ * each other; it is routed by the consumer catalog (every running version's consumers), pushed,
+ * then marked published in the same transaction. Dying between push
  * and mark only means the batch is pushed again: deterministic job ids and the consumers' inbox
  * absorb that. Woken after each commit that wrote to the outbox (in this process directly, from
  * others by NOTIFY), and by a timer in case a signal is missed.
@@ -67,7 +68,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly dataSource: DataSource,
     private readonly connector: DatabaseConnector,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly metrics: OutboxMetrics,
     private readonly faults: Faults,
     private readonly roles: AppRoles,
@@ -137,14 +138,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         );
         if (rows.length === 0) return 0;
 
-        const unrouted = new Set<string>();
+        const routes = await this.catalog.routes(tx);
         const jobs = rows.flatMap((row) => {
           const message = toMessage(row);
-          const subscriptions = this.subscriptions.of(message.type, message.headers);
-          if (subscriptions.length === 0) {
-            unrouted.add(message.id);
-            this.metrics.unrouted.inc({ type: message.type });
-          }
+          const subscriptions = routesOf(routes, message.type, message.headers);
+          if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
           return subscriptions.map(({ queue, consumer }) => ({
             queue,
             jobId: jobIdOf(message.id, consumer),
@@ -160,7 +158,6 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         await this.markPublished(
           tx,
           rows.map((row) => row.id),
-          [...unrouted],
         );
         return rows.length;
       })
@@ -170,14 +167,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
       });
   }
 
-  /** A message that no consumer takes is delivered as soon as it is published. */
-  private async markPublished(tx: EntityManager, ids: string[], unrouted: string[]): Promise<void> {
-    await tx.query(
-      `UPDATE outbox.messages
-          SET published_at = clock_timestamp(),
-              delivered_at = CASE WHEN id = ANY($2::uuid[]) THEN clock_timestamp() END
-        WHERE id = ANY($1::uuid[])`,
-      [ids, unrouted],
-    );
+  /**
+   * Only published: whether it is delivered is for the sweep to judge, by the catalog as it is
+   * then. A message that no consumer takes now may be one for a consumer that a newer version,
+   * starting at this moment, is registering.
+   */
+  private async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
+    await tx.query(`UPDATE outbox.messages SET published_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
   }
 }

@@ -6,7 +6,7 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './outbox.relay';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { boundTransaction, isTimeout } from './transaction-bounds';
 
 const SWEEP_BATCH = 500;
@@ -17,8 +17,9 @@ interface Cursor {
 }
 
 /**
- * Redis is not the durable copy. A message counts as delivered only when every consumer that
- * subscribes to it has an inbox row (or a dead letter). This sweep finds published messages that
+ * Redis is not the durable copy. A message counts as delivered only when every consumer of the
+ * catalog (of any running version) that takes it has an inbox row (or a dead letter); one that no
+ * consumer takes is delivered the first time the sweep sees it. This sweep finds published messages that
  * are still undelivered after a while, pushes them again to the consumers that lack one (a job
  * still in Redis keeps its id, so that is a no-op), and marks the complete ones delivered.
  */
@@ -29,7 +30,7 @@ export class RedeliverySweeper {
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly metrics: OutboxMetrics,
     tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
@@ -73,11 +74,12 @@ export class RedeliverySweeper {
         );
         const done = new Set(settled.map((row) => `${row.message_id} ${row.consumer}`));
 
+        const routes = await this.catalog.routes(tx);
         const delivered: string[] = [];
         const missing = rows.flatMap((row) => {
-          const lacking = this.subscriptions
-            .of(row.type, row.headers)
-            .filter(({ consumer }) => !done.has(`${row.id} ${consumer}`));
+          const lacking = routesOf(routes, row.type, row.headers).filter(
+            ({ consumer }) => !done.has(`${row.id} ${consumer}`),
+          );
           if (lacking.length === 0) delivered.push(row.id);
           const message = toMessage(row);
           return lacking.map(({ queue, consumer }) => ({
