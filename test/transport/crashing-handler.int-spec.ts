@@ -55,7 +55,7 @@ describe('A handler that kills its worker', () => {
 
   it('when a delivery kills its worker twice, then it is dead-lettered with that reason instead of redelivered forever', async () => {
     app = await AppProcess.start(env(), fixtureApp);
-    await eventually(async () => expect((await app!.get('/health')).status).toBe(200), { timeoutMs: 30_000 });
+    await eventually(async () => expect((await app!.get('/health')).status).toBe(200), { timeoutMs: 60_000 });
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE fixture.effects IN EXCLUSIVE MODE');
     const entryId = randomUUID();
@@ -68,7 +68,7 @@ describe('A handler that kills its worker', () => {
 
     // Kill the worker while it handles the entry, twice; the next process finds the job stalled.
     for (let crash = 1; crash <= 2; crash++) {
-      await eventually(async () => expect(await inFlight()).toBe(2), { timeoutMs: 20_000 });
+      await eventually(async () => expect(await inFlight()).toBe(2), { timeoutMs: 60_000 });
       await app.stop();
       // A backend waiting on a lock does not notice that its client died: end it, as its kernel would.
       await database.query(
@@ -88,7 +88,7 @@ describe('A handler that kills its worker', () => {
         expect(rows).toHaveLength(2);
         return rows;
       },
-      { timeoutMs: 20_000 },
+      { timeoutMs: 60_000 },
     );
     expect(deadLetters).toEqual([
       { consumer: 'audit.note-entry', error: 'crashed the worker 2 times', status: 'dead' },
@@ -104,5 +104,5 @@ describe('A handler that kills its worker', () => {
       expect(row.delivered).toBe(true);
     });
     expect(await database.query(`SELECT 1 FROM fixture.effects WHERE entry_id = $1`, [entryId])).toEqual([]);
-  });
+  }, 240_000); // three processes start, one after the other
 });

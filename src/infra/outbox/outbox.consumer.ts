@@ -22,9 +22,13 @@ import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import type { OutboxJob } from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
+import { isUnreachable } from './unreachable';
 
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 const LEAVE_FOR_OTHERS_MS = 1_000;
+
+/** The longest a delivery postponed by an outage of Postgres or Redis waits before it is tried again. */
+const OUTAGE_BACKOFF_CAP_MS = 10_000;
 
 /**
  * One BullMQ worker per module queue. Each delivery runs in the context of its message
@@ -93,8 +97,24 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     void worker.run().catch((error: unknown) => this.logger.error(`worker ${queue} stopped: ${describeError(error)}`));
   }
 
-  /** Handles one delivery; throwing asks BullMQ to retry it later. */
+  /**
+   * Handles one delivery; throwing asks BullMQ to retry it later. A delivery that fails because
+   * Postgres or Redis is unreachable is postponed instead, with a backoff that doubles up to
+   * OUTAGE_BACKOFF_CAP_MS and without spending an attempt: an outage never dead-letters a message.
+   */
   async process(job: Job<OutboxJob>, token?: string): Promise<void> {
+    try {
+      await this.deliver(job, token);
+    } catch (error) {
+      if (error instanceof DelayedError || !isUnreachable(error)) throw error;
+      const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
+      const delayMs = Math.min(this.config.backoffMs * 2 ** Math.min(postponed, 20), OUTAGE_BACKOFF_CAP_MS);
+      this.logger.debug(`${job.data.consumer} postponed ${job.data.type} by ${delayMs} ms: ${describeError(error)}`);
+      await this.leave(job, token, delayMs);
+    }
+  }
+
+  private async deliver(job: Job<OutboxJob>, token?: string): Promise<void> {
     const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(delivery.consumer);
@@ -129,6 +149,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           faultDecisions: new Map(),
         });
       } catch (error) {
+        if (isUnreachable(error)) {
+          outcome = 'postponed';
+          throw error;
+        }
         outcome = await this.failed(job, delivery.attempt, error);
         if (outcome === 'retried') throw error;
       } finally {
@@ -172,8 +196,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
    * Puts the job back, untouched and without spending an attempt, for another process to take:
    * delayed, so that a process that cannot handle it does not spin on it.
    */
-  private async leave(job: Job<OutboxJob>, token?: string): Promise<never> {
-    await job.moveToDelayed(Date.now() + LEAVE_FOR_OTHERS_MS, token);
+  private async leave(job: Job<OutboxJob>, token?: string, delayMs = LEAVE_FOR_OTHERS_MS): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
 

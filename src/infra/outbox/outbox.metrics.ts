@@ -6,7 +6,7 @@ import { MetricsRegistry } from '../metrics/metrics.registry';
 import { OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
 
-export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'dead' | 'unknown' | 'foreign';
+export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign';
 
 const seconds = (ms: number) => ms / 1_000;
 
@@ -50,7 +50,7 @@ export class OutboxMetrics {
     });
     this.consumed = new Counter({
       name: 'outbox_consumed_total',
-      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, dead, unknown, foreign)',
+      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, postponed, dead, unknown, foreign)',
       labelNames: ['consumer', 'outcome'],
       registers,
     });
