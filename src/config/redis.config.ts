@@ -1,13 +1,19 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import { Matches } from 'class-validator';
+import { IsOptional, Matches } from 'class-validator';
 import { readEnv } from './env';
 
 class RedisEnv {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL, e.g. redis://localhost:6379' })
   REDIS_URL: string = 'redis://localhost:6379';
-  /** Namespaces every BullMQ key, so that several deployments (or test runs) can share one Redis. */
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, - or _' })
-  QUEUE_PREFIX: string = 'checkout';
+  /**
+   * Namespaces every BullMQ key, so that several deployments (or test runs) can share one Redis.
+   * Unset: derived from the database (see QueuePrefix). In braces, it is a Redis Cluster hash tag.
+   */
+  @IsOptional()
+  @Matches(/^(\{[A-Za-z0-9_:-]{1,62}\}|[A-Za-z0-9_:-]{1,64})$/, {
+    message: 'must be 1 to 64 letters, digits, -, _ or :, optionally in braces ({checkout} for a Redis Cluster)',
+  })
+  QUEUE_PREFIX?: string = undefined;
 }
 
 export const redisConfig = registerAs('redis', () => {

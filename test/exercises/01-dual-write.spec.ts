@@ -1,9 +1,11 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
+import { Queue, Worker } from 'bullmq';
+import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
 import { eventually } from '../support/eventually';
 import { EntryRecorded, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { TestApp } from '../support/test-app';
+import { TEST_REDIS_URL } from '../support/test-env';
 
 /**
  * Exercise 01: the dual write.
@@ -14,6 +16,9 @@ import { TestApp } from '../support/test-app';
  */
 describe('Exercise 01: the dual write', () => {
   let app: TestApp;
+  let redis: IORedis;
+  let naiveQueue: Queue;
+  let naiveWorker: Worker;
   const effectsOf = async (entryId: string) =>
     (
       await app.database.query<{ n: number }>(
@@ -29,8 +34,27 @@ describe('Exercise 01: the dual write', () => {
 
   beforeAll(async () => {
     app = await TestApp.start({ imports: [LedgerFixtureModule], env: { OUTBOX_RELAY_INTERVAL_MS: '100' } });
+    // The naive way has a queue and a consumer of its own: the app's workers refuse a job whose
+    // message is not in their outbox.
+    redis = new IORedis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+    naiveQueue = new Queue('ledger', { connection: redis, prefix: `${app.queuePrefix}-naive` });
+    naiveWorker = new Worker(
+      'ledger',
+      async (job) => {
+        const { entryId } = job.data.payload as { entryId: string };
+        await app.database.query(`INSERT INTO fixture.effects (consumer, entry_id) VALUES ('ledger.apply-entry', $1)`, [
+          entryId,
+        ]);
+      },
+      { connection: redis, prefix: `${app.queuePrefix}-naive` },
+    );
   });
-  afterAll(() => app.stop());
+  afterAll(async () => {
+    await naiveWorker.close();
+    await naiveQueue.close();
+    redis.disconnect();
+    await app.stop();
+  });
 
   /** The naive way: commit the row, then push the event to the queue yourself. */
   async function recordNaively(entryId: string, crashBeforePublishing: boolean): Promise<void> {
@@ -48,7 +72,7 @@ describe('Exercise 01: the dual write', () => {
       createdAt: new Date().toISOString(),
       consumer: 'ledger.apply-entry',
     };
-    await app.get(OutboxQueues).push([{ queue: 'ledger', jobId: `${job.id}--${job.consumer}`, job }]);
+    await naiveQueue.add(job.type, job, { jobId: job.id });
   }
 
   it('naive: when the process dies between the commit and the publish, then the row exists and nobody ever hears of it', async () => {

@@ -19,8 +19,8 @@ export interface StartOptions {
   database?: TestDatabase;
   /** Likewise for the Redis key prefix. */
   queuePrefix?: string;
-  /** Environment variables for this app, over the test defaults. */
-  env?: Record<string, string>;
+  /** Environment variables for this app, over the test defaults (undefined unsets one). */
+  env?: Record<string, string | undefined>;
   /** Extra modules, such as test fixtures. */
   imports?: Array<Type | DynamicModule>;
 }

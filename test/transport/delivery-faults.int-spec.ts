@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
+import { Housekeeping } from '../../src/infra/outbox/housekeeping';
 import { OutboxQueues, jobIdOf } from '../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
 import { eventually } from '../support/eventually';
@@ -28,6 +29,13 @@ describe('Delivery under faults', () => {
       [entryId, consumer],
     );
   const relay = () => app.get(OutboxRelay).relayBatch();
+  const openDeadLetter = (consumer: string, entryId: string) =>
+    eventually(async () => {
+      const { body } = await admin(app.http().get(`/admin/dead-letters?consumer=${consumer}`)).expect(200);
+      const found = body.find((d: { message: { aggregateId: string } }) => d.message.aggregateId === entryId);
+      expect(found).toBeDefined();
+      return found as { id: string; messageId: string };
+    });
   const admin = (request: ReturnType<ReturnType<TestApp['http']>['get']>) =>
     request.set('authorization', `Bearer ${ADMIN_TOKEN}`);
 
@@ -145,6 +153,47 @@ describe('Delivery under faults', () => {
     await admin(app.http().post(`/admin/dead-letters/not-a-uuid/redrive`)).expect(400);
     expect(await effects('ledger.apply-entry', poison)).toBe(1);
     expect(await metricValue(app, 'outbox_dead_letters', { consumer: 'ledger.apply-entry' })).toBe(0);
+  });
+
+  it('when a dead letter outlives the retention, then its message is kept and a redrive delivers it once', async () => {
+    const entryId = randomUUID();
+    app.get(Faults).set([{ point: 'consumer:audit.note-entry', action: 'fail' }]);
+    await app.get(Ledger).record(entryId, 50);
+    await relay();
+    const deadLetter = await openDeadLetter('audit.note-entry', entryId);
+    await eventually(async () => expect(await effects('ledger.apply-entry', entryId)).toBe(1));
+    // Everything about the message is past the retention: the sweep had marked it delivered.
+    await app.database.query(
+      `UPDATE outbox.messages SET delivered_at = now() - interval '2 hours' WHERE aggregate_id = $1`,
+      [entryId],
+    );
+    await app.database.query(
+      `UPDATE outbox.inbox SET handled_at = now() - interval '2 hours'
+        WHERE message_id IN (SELECT id FROM outbox.messages WHERE aggregate_id = $1)`,
+      [entryId],
+    );
+
+    await app.get(Housekeeping).purge(1);
+    app.get(Faults).clear();
+    await admin(app.http().post(`/admin/dead-letters/${deadLetter.id}/redrive`)).expect(200);
+
+    await eventually(async () => expect(await effects('audit.note-entry', entryId)).toBe(1));
+    expect(await effects('ledger.apply-entry', entryId)).toBe(1);
+  });
+
+  it('when the message of a dead letter is gone, then a redrive answers 410 and the dead letter stays open', async () => {
+    const entryId = randomUUID();
+    app.get(Faults).set([{ point: 'consumer:audit.note-entry', action: 'fail' }]);
+    await app.get(Ledger).record(entryId, 60);
+    await relay();
+    const deadLetter = await openDeadLetter('audit.note-entry', entryId);
+    await app.database.query(`DELETE FROM outbox.messages WHERE id = $1`, [deadLetter.messageId]);
+
+    const { body } = await admin(app.http().post(`/admin/dead-letters/${deadLetter.id}/redrive`)).expect(410);
+
+    expect(body).toMatchObject({ statusCode: 410, error: 'Gone', message: expect.stringContaining('discard') });
+    const { body: open } = await admin(app.http().get('/admin/dead-letters?consumer=audit.note-entry')).expect(200);
+    expect(open.map((d: { id: string }) => d.id)).toContain(deadLetter.id);
   });
 
   it('when an operator discards a dead letter, then it stays on record as discarded', async () => {

@@ -33,10 +33,11 @@ describe('Housekeeping and lost Postgres connections', () => {
       expect(row.delivered_at).not.toBeNull();
     });
     const stuck = randomUUID();
+    const stuckId = randomUUID();
     await app.database.query(
       `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, published_at, created_at)
        VALUES ($1, 'event', 'ledger.entry-recorded.v1', $2, '{}', 'x', now() - interval '3 hours', now() - interval '3 hours')`,
-      [randomUUID(), stuck],
+      [stuckId, stuck],
     );
     await app.database.query(
       `UPDATE outbox.messages SET delivered_at = now() - interval '2 hours' WHERE aggregate_id = $1`,
@@ -52,7 +53,8 @@ describe('Housekeeping and lost Postgres connections', () => {
 
     expect(purged.messages).toBeGreaterThanOrEqual(2);
     expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE aggregate_id = $1`, [delivered])).toEqual([]);
-    expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE aggregate_id = $1`, [stuck])).toHaveLength(1);
+    // (Its dead letters, for a payload that breaks its contract, are announced under the same aggregate.)
+    expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE id = $1`, [stuckId])).toHaveLength(1);
   });
 
   it('when Postgres drops every connection of the app, then the relay, the listener and the workers carry on', async () => {

@@ -1,5 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiGoneResponse,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { AdminOnly } from '../admin/admin.guard';
 import { ListLimit } from '../http/list-limit';
@@ -53,6 +60,7 @@ export class DeadLettersController {
   @HttpCode(200)
   @ApiOkResponse({ type: DeadLetterView, description: 'Delivered again to that consumer only' })
   @ApiConflictResponse({ description: 'Already redriven or discarded' })
+  @ApiGoneResponse({ description: 'Its message is no longer in the outbox: nothing to deliver' })
   redrive(@Param('id', new ParseUUIDPipe()) id: string): Promise<DeadLetter> {
     return this.deadLetters.redrive(id);
   }

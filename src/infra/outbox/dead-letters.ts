@@ -1,4 +1,4 @@
-import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { ConflictException, GoneException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
@@ -9,7 +9,7 @@ import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
 import { OutboxPublisher } from './outbox.publisher';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog } from './consumer-catalog';
 
 export type DeadLetterStatus = 'dead' | 'redriven' | 'discarded';
 
@@ -72,7 +72,7 @@ export class DeadLetters {
     private readonly cls: ClsService<MessageContext>,
     private readonly outbox: OutboxPublisher,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
   ) {}
 
   async list(filter: { status?: DeadLetterStatus; consumer?: string; limit?: number } = {}): Promise<DeadLetter[]> {
@@ -90,15 +90,23 @@ export class DeadLetters {
    * Delivers the message again to that consumer only, with a fresh set of attempts. The inbox
    * still guards it: if the effect did happen after all, the redrive changes nothing. The message
    * is pushed after the resolution commits, under its usual job id; should that push be lost, the
-   * message is undelivered again, so the redelivery sweep pushes it.
+   * message is undelivered again, so the redelivery sweep pushes it. A dead letter whose message is
+   * gone cannot be delivered: 410, and it stays open.
    */
   async redrive(id: string): Promise<DeadLetter> {
     let queue = '';
     const row = await this.resolve(id, 'redriven', async (closed) => {
-      const subscription = this.subscriptions.consumer(closed.consumer);
-      if (!subscription) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
-      queue = subscription.queue;
-      await this.txHost.tx.query(`UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`, [closed.message_id]);
+      const route = (await this.catalog.routes()).find((candidate) => candidate.consumer === closed.consumer);
+      if (!route) throw new ConflictException(`Consumer ${closed.consumer} no longer exists: discard instead`);
+      queue = route.queue;
+      const [, reopened] = await this.txHost.tx.query<[unknown[], number]>(
+        `UPDATE outbox.messages SET delivered_at = NULL WHERE id = $1`,
+        [closed.message_id],
+      );
+      // Housekeeping keeps the message of an open dead letter; one purged before it did cannot be delivered.
+      if (reopened === 0) {
+        throw new GoneException(`Message ${closed.message_id} is no longer in the outbox: discard this dead letter`);
+      }
     });
     await this.queues
       .push([

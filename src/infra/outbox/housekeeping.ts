@@ -8,9 +8,10 @@ const PURGE_BATCH = 1_000;
 
 /**
  * Deletes what the transport no longer needs, in small batches so that no purge holds locks for
- * long: delivered messages, inbox rows and attempt records older than the retention. An inbox
- * row is kept while its message is still undelivered, since it is what stops a redelivery from
- * taking effect twice. Dead letters are never purged: they are the operators' record.
+ * long: delivered messages, inbox rows and attempt records older than the retention. A message is
+ * kept while one of its dead letters is open, so that a redrive can deliver it; an inbox row is
+ * kept while its message is, since it is what stops a redelivery (or a redrive) from taking effect
+ * twice. Dead letters are never purged: they are the operators' record.
  */
 @Injectable()
 export class Housekeeping {
@@ -35,14 +36,17 @@ export class Housekeeping {
     return {
       messages: await this.inBatches(
         `DELETE FROM outbox.messages WHERE id IN (
-           SELECT id FROM outbox.messages WHERE delivered_at < $1 LIMIT ${PURGE_BATCH})`,
+           SELECT m.id FROM outbox.messages m
+            WHERE m.delivered_at < $1
+              AND NOT EXISTS (SELECT 1 FROM outbox.dead_letters d WHERE d.message_id = m.id AND d.status = 'dead')
+            LIMIT ${PURGE_BATCH})`,
         cutoff,
       ),
       inbox: await this.inBatches(
         `DELETE FROM outbox.inbox WHERE (message_id, consumer) IN (
            SELECT i.message_id, i.consumer FROM outbox.inbox i
             WHERE i.handled_at < $1
-              AND NOT EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = i.message_id AND m.delivered_at IS NULL)
+              AND NOT EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = i.message_id)
             LIMIT ${PURGE_BATCH})`,
         cutoff,
       ),

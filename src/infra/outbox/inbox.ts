@@ -6,6 +6,8 @@ import type { MessageContext } from '../context/message-context';
 import { crashNow, InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import type { Delivery } from './message';
+import { OutboxMetrics } from './outbox.metrics';
+import { boundTransaction, isTimeout } from './transaction-bounds';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { MessageHandler } from './subscriptions';
 
@@ -29,7 +31,8 @@ export interface InboxDelivery {
   faultDecisions: Map<string, string | undefined>;
 }
 
-export type InboxOutcome = 'ok' | 'duplicate';
+/** `foreign`: the message is not in this deployment's outbox (a job of another deployment). */
+export type InboxOutcome = 'ok' | 'duplicate' | 'foreign';
 
 interface Waiting {
   item: InboxDelivery;
@@ -58,6 +61,7 @@ export class Inbox {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
+    private readonly metrics: OutboxMetrics,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -103,24 +107,39 @@ export class Inbox {
     }
   }
 
+  /**
+   * Bounded (see boundTransaction): a delivery stuck behind a lock fails after the lock timeout,
+   * its batch runs again without it, and it is retried like any failure.
+   */
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
-    return this.txHost.withTransaction(async () => {
-      const recorded = await this.record(items);
-      const outcomes: InboxOutcome[] = [];
-      for (const item of items) {
-        const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
-        if (fresh) await this.runHandler(item);
-        outcomes.push(fresh ? 'ok' : 'duplicate');
-      }
-      return outcomes;
-    });
+    return this.txHost
+      .withTransaction(async () => {
+        await boundTransaction(this.txHost.tx, this.config);
+        const recorded = await this.record(items);
+        const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
+        const outcomes: InboxOutcome[] = [];
+        for (const item of items) {
+          const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
+          if (fresh) await this.runHandler(item);
+          outcomes.push(fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate');
+        }
+        return outcomes;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'consumer' });
+        throw error;
+      });
   }
 
-  /** Inserts the inbox rows in one statement; returns the keys of those that were not there yet. */
+  /**
+   * Inserts the inbox rows in one statement; returns the keys of those that were not there yet.
+   * Only for messages of this deployment's outbox: a job that names another message is refused.
+   */
   private async record(items: InboxDelivery[]): Promise<Set<string>> {
     const rows = await this.txHost.tx.query<Array<{ message_id: string; consumer: string }>>(
       `INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[])
+       SELECT d.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS d(message_id, consumer, correlation_id, attempt)
+        WHERE EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = d.message_id)
        ON CONFLICT DO NOTHING
        RETURNING message_id, consumer`,
       [
@@ -131,6 +150,18 @@ export class Inbox {
       ],
     );
     return new Set(rows.map((row) => `${row.message_id} ${row.consumer}`));
+  }
+
+  /** The ids, among those not recorded, of messages that this outbox does not have. */
+  private async foreign(unrecorded: InboxDelivery[]): Promise<Set<string>> {
+    if (unrecorded.length === 0) return new Set();
+    const ids = [...new Set(unrecorded.map((item) => item.delivery.id))];
+    const known = await this.txHost.tx.query<Array<{ id: string }>>(
+      `SELECT id FROM outbox.messages WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    const present = new Set(known.map((row) => row.id));
+    return new Set(ids.filter((id) => !present.has(id)));
   }
 
   /** The handler runs in its message's context: what it publishes is correlated and caused by it. */

@@ -21,6 +21,8 @@ class OutboxEnv {
   @IsInt() @Min(500) @Max(600_000) OUTBOX_JOB_LOCK_MS: number = 30_000;
   /** Deliveries of a message to one consumer before it is dead-lettered. */
   @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
+  /** Deliveries of a message to one consumer that end with its worker dead before it is dead-lettered. */
+  @IsInt() @Min(1) @Max(100) OUTBOX_CRASH_LIMIT: number = 3;
   /** First retry delay; each next one doubles. */
   @IsInt() @Min(1) @Max(3_600_000) OUTBOX_BACKOFF_MS: number = 500;
   /** A pushed message that some consumer has not handled after this long is pushed again to it. */
@@ -29,6 +31,12 @@ class OutboxEnv {
   /** Delivered messages and inbox rows are kept this long, then purged. */
   @IsInt() @Min(1) @Max(24 * 365) OUTBOX_RETENTION_HOURS: number = 168;
   @IsInt() @Min(1_000) @Max(86_400_000) OUTBOX_HOUSEKEEPING_INTERVAL_MS: number = 600_000;
+  /** A consumer that no running process has registered for this long is no longer routed to. */
+  @IsInt() @Min(10_000) @Max(7 * 86_400_000) OUTBOX_CONSUMER_RETIRE_AFTER_MS: number = 3_600_000;
+  /** How long a statement of a relay or consumer transaction waits for a lock before it gives up. */
+  @IsInt() @Min(10) @Max(600_000) OUTBOX_LOCK_TIMEOUT_MS: number = 5_000;
+  /** How long one statement of a relay or consumer transaction may run. */
+  @IsInt() @Min(10) @Max(600_000) OUTBOX_STATEMENT_TIMEOUT_MS: number = 15_000;
 }
 
 export const outboxConfig = registerAs('outbox', () => {
@@ -42,11 +50,15 @@ export const outboxConfig = registerAs('outbox', () => {
     consumerBatchSize: env.OUTBOX_CONSUMER_BATCH_SIZE,
     jobLockMs: env.OUTBOX_JOB_LOCK_MS,
     attempts: env.OUTBOX_ATTEMPTS,
+    crashLimit: env.OUTBOX_CRASH_LIMIT,
     backoffMs: env.OUTBOX_BACKOFF_MS,
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,
     sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,
     retentionHours: env.OUTBOX_RETENTION_HOURS,
     housekeepingIntervalMs: env.OUTBOX_HOUSEKEEPING_INTERVAL_MS,
+    consumerRetireAfterMs: env.OUTBOX_CONSUMER_RETIRE_AFTER_MS,
+    lockTimeoutMs: env.OUTBOX_LOCK_TIMEOUT_MS,
+    statementTimeoutMs: env.OUTBOX_STATEMENT_TIMEOUT_MS,
   };
 });
 export type OutboxConfig = ConfigType<typeof outboxConfig>;

@@ -5,7 +5,7 @@ import {
   Logger,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { type Job, Worker } from 'bullmq';
+import { DelayedError, type Job, Worker } from 'bullmq';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { DatabaseConnector } from '../database/database.connector';
@@ -14,13 +14,22 @@ import { crashNow, Faults } from '../faults/faults';
 import { CRASH_AFTER_COMMIT } from '../faults/step-faults';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
+import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryLog } from './delivery-log';
 import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import type { OutboxJob } from './outbox.queues';
+import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
+import { isUnreachable } from './unreachable';
+
+/** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
+const LEAVE_FOR_OTHERS_MS = 1_000;
+
+/** The longest a delivery postponed by an outage of Postgres or Redis waits before it is tried again. */
+const OUTAGE_BACKOFF_CAP_MS = 10_000;
 import { traceProcess } from '../tracing/message.tracing';
 
 /**
@@ -38,6 +47,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly inbox: Inbox,
     private readonly cls: ClsService<MessageContext>,
     private readonly deliveryLog: DeliveryLog,
@@ -46,6 +56,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly redis: RedisConnections,
     private readonly roles: AppRoles,
     private readonly connector: DatabaseConnector,
+    private readonly queuePrefix: QueuePrefix,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -61,9 +72,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     }
     const queues = this.subscriptions.queues((role) => this.roles.has(role));
     if (queues.length === 0) return;
-    void this.connector.ready.then(() => {
-      if (!this.stopped) queues.forEach((queue) => this.startWorker(queue));
-    });
+    void this.connector.ready
+      .then(() => this.queuePrefix.known)
+      .then(() => {
+        if (!this.stopped) queues.forEach((queue) => this.startWorker(queue));
+      });
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -73,37 +86,66 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   private startWorker(queue: string): void {
-    const worker = new Worker<OutboxJob>(queue, (job) => this.process(job), {
+    const worker = new Worker<OutboxJob>(queue, (job, token) => this.process(job, token), {
       connection: this.redis.open(`worker:${queue}`, 'blocking'),
-      prefix: this.redis.prefix,
+      prefix: this.queuePrefix.value,
       concurrency: this.config.workerConcurrency,
       autorun: false,
       // After losing Redis, look again within a second rather than BullMQ's default 15.
       runRetryDelay: 1_000,
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobLockMs,
+      // A job that stalls is counted in Postgres and dead-lettered by us at OUTBOX_CRASH_LIMIT
+      // (see countCrashes); BullMQ must not fail it first, or the sweep would push it afresh.
+      maxStalledCount: this.config.crashLimit,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
     this.workers.push(worker);
     void worker.run().catch((error: unknown) => this.logger.error(`worker ${queue} stopped: ${describeError(error)}`));
   }
 
-  /** Handles one delivery; throwing asks BullMQ to retry it later. */
-  async process(job: Job<OutboxJob>): Promise<void> {
+  /**
+   * Handles one delivery; throwing asks BullMQ to retry it later. A delivery that fails because
+   * Postgres or Redis is unreachable is postponed instead, with a backoff that doubles up to
+   * OUTAGE_BACKOFF_CAP_MS and without spending an attempt: an outage never dead-letters a message.
+   */
+  async process(job: Job<OutboxJob>, token?: string): Promise<void> {
+    try {
+      await this.deliver(job, token);
+    } catch (error) {
+      if (error instanceof DelayedError || !isUnreachable(error)) throw error;
+      const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
+      const delayMs = Math.min(this.config.backoffMs * 2 ** Math.min(postponed, 20), OUTAGE_BACKOFF_CAP_MS);
+      this.logger.debug(`${job.data.consumer} postponed ${job.data.type} by ${delayMs} ms: ${describeError(error)}`);
+      await this.leave(job, token, delayMs);
+    }
+  }
+
+  private async deliver(job: Job<OutboxJob>, token?: string): Promise<void> {
     const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(delivery.consumer);
     const contract = this.subscriptions.contractOf(delivery.consumer, delivery.type);
     if (!subscription || !contract) {
-      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type}: skipped`);
       this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
+      // Another version of the app (a rolling deploy) may have this consumer: leave the job to it.
+      if (await this.catalog.isAlive(delivery.consumer)) {
+        this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
+        return this.leave(job, token);
+      }
+      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} in any running version: skipped`);
+      return;
+    }
+
+    if (await this.countCrashes(job, delivery.attempt)) {
+      this.metrics.observeHandled(delivery.consumer, 'dead', startedAt);
       return;
     }
 
     const trace = traceProcess({ ...delivery, payload }, subscription.queue);
     delivery.headers = trace.headers; // the handler continues the delivery's span
     const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
-    await this.cls.runWith(context, async () => {
+    const outcome = await this.cls.runWith(context, async () => {
       let outcome: ConsumeOutcome = 'retried';
       let failure: unknown;
       const faultDecisions = new Map<string, string | undefined>();
@@ -122,6 +164,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         if (crashAt) crashNow(crashAt);
       } catch (error) {
         failure = error;
+        if (isUnreachable(error)) {
+          outcome = 'postponed';
+          throw error;
+        }
         outcome = await this.failed(job, delivery.attempt, error);
         if (outcome === 'retried') throw error;
       } finally {
@@ -131,7 +177,44 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       if (outcome === 'duplicate') {
         await this.deliveryLog.attempt(job.data, delivery.attempt, 'duplicate').catch(() => undefined);
       }
+      return outcome;
     });
+    if (outcome === 'foreign') {
+      this.logger.error(
+        `Refused job ${job.id} of queue ${job.queueName}: message ${delivery.id} is not in this deployment's outbox ` +
+          `(another deployment shares this Redis and QUEUE_PREFIX?); left in the queue`,
+      );
+      this.metrics.foreign.inc({ queue: job.queueName });
+      return this.leave(job, token);
+    }
+  }
+
+  /**
+   * A job that stalled since it was last taken ended with its worker dead: each such delivery is
+   * counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT the delivery
+   * is dead-lettered instead of handled again. Returns whether it was.
+   */
+  private async countCrashes(job: Job<OutboxJob>, attempt: number): Promise<boolean> {
+    const counted = job.data.stallsCounted ?? 0;
+    if (job.stalledCounter <= counted) return false;
+    const crashes = await this.deliveryLog.crashed(job.data, attempt, job.stalledCounter - counted);
+    if (crashes >= this.config.crashLimit) {
+      const reason = `crashed the worker ${crashes} times`;
+      await this.deliveryLog.deadLetter(job.data, attempt, reason);
+      this.logger.error(`Dead letter: ${job.data.type} for ${job.data.consumer}: ${reason}`);
+      return true;
+    }
+    await job.updateData({ ...job.data, stallsCounted: job.stalledCounter });
+    return false;
+  }
+
+  /**
+   * Puts the job back, untouched and without spending an attempt, for another process to take:
+   * delayed, so that a process that cannot handle it does not spin on it.
+   */
+  private async leave(job: Job<OutboxJob>, token?: string, delayMs = LEAVE_FOR_OTHERS_MS): Promise<never> {
+    await job.moveToDelayed(Date.now() + delayMs, token);
+    throw new DelayedError();
   }
 
   /** Decides between another attempt and a dead letter, and records which. */

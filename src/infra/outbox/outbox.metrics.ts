@@ -6,7 +6,7 @@ import { MetricsRegistry } from '../metrics/metrics.registry';
 import { OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
 
-export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'dead' | 'unknown';
+export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign';
 
 const seconds = (ms: number) => ms / 1_000;
 
@@ -18,6 +18,8 @@ export class OutboxMetrics {
   readonly redelivered: Counter<'consumer'>;
   readonly unrouted: Counter<'type'>;
   readonly consumed: Counter<'consumer' | 'outcome'>;
+  readonly foreign: Counter<'queue'>;
+  readonly timeouts: Counter<'stage'>;
   readonly handlerDuration: Histogram<'consumer'>;
   readonly deliveryDelay: Histogram<'consumer'>;
 
@@ -48,8 +50,20 @@ export class OutboxMetrics {
     });
     this.consumed = new Counter({
       name: 'outbox_consumed_total',
-      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, dead, unknown)',
+      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, postponed, dead, unknown, foreign)',
       labelNames: ['consumer', 'outcome'],
+      registers,
+    });
+    this.foreign = new Counter({
+      name: 'outbox_foreign_jobs_total',
+      help: "Jobs refused because their message is not in this deployment's outbox (another deployment's job)",
+      labelNames: ['queue'],
+      registers,
+    });
+    this.timeouts = new Counter({
+      name: 'outbox_transaction_timeouts_total',
+      help: 'Transport transactions that Postgres stopped at OUTBOX_LOCK_TIMEOUT_MS or OUTBOX_STATEMENT_TIMEOUT_MS, by stage (relay, sweep, consumer)',
+      labelNames: ['stage'],
       registers,
     });
     this.handlerDuration = new Histogram({

@@ -3,6 +3,10 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
+import { CreateOutboxDeployment1795970002000 } from './database/migrations/1795970002000-create-outbox-deployment';
+import { RecordCrashedDeliveries1795970003000 } from './database/migrations/1795970003000-record-crashed-deliveries';
+import { CreateOutboxConsumers1795970004000 } from './database/migrations/1795970004000-create-outbox-consumers';
+import { ConsumerCatalog } from './consumer-catalog';
 import { CommandExecution } from './command-execution';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
@@ -14,6 +18,7 @@ import { OutboxMetrics } from './outbox.metrics';
 import { OutboxPublisher } from './outbox.publisher';
 import { OutboxQueues } from './outbox.queues';
 import { OutboxRelay } from './outbox.relay';
+import { QueuePrefix } from './queue-prefix';
 import { RedeliverySweeper } from './redelivery.sweeper';
 import { RelaySignal } from './relay-signal';
 import { Subscriptions } from './subscriptions';
@@ -27,12 +32,22 @@ import { TransportHistory } from './transport-history';
 @Module({
   imports: [
     DiscoveryModule,
-    DatabaseModule.forFeature({ migrations: [CreateOutboxSchema1795970000000, CreateOutboxTables1795970001000] }),
+    DatabaseModule.forFeature({
+      migrations: [
+        CreateOutboxSchema1795970000000,
+        CreateOutboxTables1795970001000,
+        CreateOutboxDeployment1795970002000,
+        RecordCrashedDeliveries1795970003000,
+        CreateOutboxConsumers1795970004000,
+      ],
+    }),
   ],
   controllers: [DeadLettersController],
   providers: [
     Subscriptions,
+    ConsumerCatalog,
     OutboxPublisher,
+    QueuePrefix,
     OutboxQueues,
     OutboxMetrics,
     OutboxRelay,

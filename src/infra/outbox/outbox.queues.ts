@@ -2,11 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { type JobsOptions, Queue } from 'bullmq';
 import { RedisConnections } from '../redis/redis.connections';
 import type { OutboxMessage } from './message';
+import { QueuePrefix } from './queue-prefix';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 
 /** What a job carries: the whole message, and the one consumer it is for. */
 export interface OutboxJob extends OutboxMessage {
   consumer: string;
+  /** How many of this job's stalls (its worker died holding it) are already counted in Postgres. */
+  stallsCounted?: number;
 }
 
 /**
@@ -24,6 +27,7 @@ export class OutboxQueues implements OnApplicationShutdown {
 
   constructor(
     private readonly redis: RedisConnections,
+    private readonly queuePrefix: QueuePrefix,
     @Inject(outboxConfig.KEY) config: OutboxConfig,
   ) {
     this.jobOptions = {
@@ -37,7 +41,7 @@ export class OutboxQueues implements OnApplicationShutdown {
   }
 
   get prefix(): string {
-    return this.redis.prefix;
+    return this.queuePrefix.value;
   }
 
   queue(name: string): Queue<OutboxJob> {
@@ -45,7 +49,7 @@ export class OutboxQueues implements OnApplicationShutdown {
     if (!queue) {
       queue = new Queue<OutboxJob>(name, {
         connection: this.redis.open(`queue:${name}`, 'command'),
-        prefix: this.redis.prefix,
+        prefix: this.prefix,
       });
       queue.on('error', (error) => this.logger.debug(`queue ${name}: ${error.message}`));
       this.queues.set(name, queue);
@@ -55,6 +59,7 @@ export class OutboxQueues implements OnApplicationShutdown {
 
   /** Pushes each queue's jobs in one round trip per queue. */
   async push(jobs: Array<{ queue: string; job: OutboxJob; jobId: string }>): Promise<void> {
+    await this.queuePrefix.known;
     const byQueue = new Map<string, typeof jobs>();
     for (const entry of jobs) {
       const entries = byQueue.get(entry.queue);

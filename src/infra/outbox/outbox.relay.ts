@@ -17,7 +17,8 @@ import type { OutboxMessage } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog, routesOf } from './consumer-catalog';
+import { boundTransaction, isTimeout } from './transaction-bounds';
 import { traceRelayBatch } from '../tracing/message.tracing';
 
 export interface MessageRow {
@@ -53,7 +54,8 @@ export const MESSAGE_COLUMNS =
 /**
  * Moves committed outbox rows to the module queues. Each batch is claimed with
  * FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows and never wait for
- * each other; it is pushed, then marked published in the same transaction. Dying between push
+ * each other; it is routed by the consumer catalog (every running version's consumers), pushed,
+ * then marked published in the same transaction. Dying between push
  * and mark only means the batch is pushed again: deterministic job ids and the consumers' inbox
  * absorb that. Woken after each commit that wrote to the outbox (in this process directly, from
  * others by NOTIFY), and by a timer in case a signal is missed.
@@ -67,7 +69,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly dataSource: DataSource,
     private readonly connector: DatabaseConnector,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly metrics: OutboxMetrics,
     private readonly faults: Faults,
     private readonly roles: AppRoles,
@@ -124,55 +126,55 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** Claims, pushes and marks one batch; returns how many messages it relayed. */
   relayBatch(): Promise<number> {
-    return this.dataSource.transaction(async (tx) => {
-      const rows = await tx.query<MessageRow[]>(
-        `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
+    return this.dataSource
+      .transaction(async (tx) => {
+        await boundTransaction(tx, this.config);
+        const rows = await tx.query<MessageRow[]>(
+          `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
           WHERE published_at IS NULL
           ORDER BY created_at
           LIMIT $1
           FOR UPDATE SKIP LOCKED`,
-        [this.config.relayBatchSize],
-      );
-      if (rows.length === 0) return 0;
+          [this.config.relayBatchSize],
+        );
+        if (rows.length === 0) return 0;
 
-      const unrouted = new Set<string>();
-      const messages = rows.map(toMessage);
-      const tracing = traceRelayBatch(messages);
-      const jobs = messages.flatMap((message) => {
-        const subscriptions = this.subscriptions.of(message.type, message.headers);
-        if (subscriptions.length === 0) {
-          unrouted.add(message.id);
-          this.metrics.unrouted.inc({ type: message.type });
-        }
-        return subscriptions.map(({ queue, consumer }) => ({
-          queue,
-          jobId: jobIdOf(message.id, consumer),
-          job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
-        }));
+        const routes = await this.catalog.routes(tx);
+        const messages = rows.map(toMessage);
+        const tracing = traceRelayBatch(messages);
+        const jobs = messages.flatMap((message) => {
+          const subscriptions = routesOf(routes, message.type, message.headers);
+          if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
+          return subscriptions.map(({ queue, consumer }) => ({
+            queue,
+            jobId: jobIdOf(message.id, consumer),
+            job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
+          }));
+        });
+        const copies =
+          this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+        await tracing.push(() => this.queues.push([...jobs, ...copies]));
+        for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
+
+        this.faults.failIfInjected('relay.after-push');
+        await this.markPublished(
+          tx,
+          rows.map((row) => row.id),
+        );
+        return rows.length;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
+        throw error;
       });
-      const copies =
-        this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-      await tracing.push(() => this.queues.push([...jobs, ...copies]));
-      for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
-
-      this.faults.failIfInjected('relay.after-push');
-      await this.markPublished(
-        tx,
-        rows.map((row) => row.id),
-        [...unrouted],
-      );
-      return rows.length;
-    });
   }
 
-  /** A message that no consumer takes is delivered as soon as it is published. */
-  private async markPublished(tx: EntityManager, ids: string[], unrouted: string[]): Promise<void> {
-    await tx.query(
-      `UPDATE outbox.messages
-          SET published_at = clock_timestamp(),
-              delivered_at = CASE WHEN id = ANY($2::uuid[]) THEN clock_timestamp() END
-        WHERE id = ANY($1::uuid[])`,
-      [ids, unrouted],
-    );
+  /**
+   * Only published: whether it is delivered is for the sweep to judge, by the catalog as it is
+   * then. A message that no consumer takes now may be one for a consumer that a newer version,
+   * starting at this moment, is registering.
+   */
+  private async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
+    await tx.query(`UPDATE outbox.messages SET published_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
   }
 }

@@ -6,7 +6,8 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './outbox.relay';
-import { Subscriptions } from './subscriptions';
+import { ConsumerCatalog, routesOf } from './consumer-catalog';
+import { boundTransaction, isTimeout } from './transaction-bounds';
 
 const SWEEP_BATCH = 500;
 
@@ -16,8 +17,9 @@ interface Cursor {
 }
 
 /**
- * Redis is not the durable copy. A message counts as delivered only when every consumer that
- * subscribes to it has an inbox row (or a dead letter). This sweep finds published messages that
+ * Redis is not the durable copy. A message counts as delivered only when every consumer of the
+ * catalog (of any running version) that takes it has an inbox row (or a dead letter); one that no
+ * consumer takes is delivered the first time the sweep sees it. This sweep finds published messages that
  * are still undelivered after a while, pushes them again to the consumers that lack one (a job
  * still in Redis keeps its id, so that is a no-op), and marks the complete ones delivered.
  */
@@ -28,7 +30,7 @@ export class RedeliverySweeper {
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: OutboxQueues,
-    private readonly subscriptions: Subscriptions,
+    private readonly catalog: ConsumerCatalog,
     private readonly metrics: OutboxMetrics,
     tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
@@ -48,50 +50,57 @@ export class RedeliverySweeper {
 
   /** One batch; returns where the next one starts, or nothing when this was the last. */
   private sweep(after: Cursor): Promise<Cursor | undefined> {
-    return this.dataSource.transaction(async (tx) => {
-      const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
-        `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
+    return this.dataSource
+      .transaction(async (tx) => {
+        await boundTransaction(tx, this.config);
+        const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
+          `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
           WHERE published_at IS NOT NULL AND delivered_at IS NULL
             AND published_at < clock_timestamp() - make_interval(secs => $1)
             AND (published_at, id) > ($2, $3)
           ORDER BY published_at, id
           LIMIT $4
           FOR UPDATE SKIP LOCKED`,
-        [this.config.redeliverAfterMs / 1_000, after.at, after.id, SWEEP_BATCH],
-      );
-      if (rows.length === 0) return undefined;
-      const ids = rows.map((row) => row.id);
-      const settled = await tx.query<Array<{ message_id: string; consumer: string }>>(
-        `SELECT message_id, consumer FROM outbox.inbox WHERE message_id = ANY($1::uuid[])
+          [this.config.redeliverAfterMs / 1_000, after.at, after.id, SWEEP_BATCH],
+        );
+        if (rows.length === 0) return undefined;
+        const ids = rows.map((row) => row.id);
+        const settled = await tx.query<Array<{ message_id: string; consumer: string }>>(
+          `SELECT message_id, consumer FROM outbox.inbox WHERE message_id = ANY($1::uuid[])
          UNION
          SELECT message_id, consumer FROM outbox.dead_letters
           WHERE message_id = ANY($1::uuid[]) AND status IN ('dead', 'discarded')`,
-        [ids],
-      );
-      const done = new Set(settled.map((row) => `${row.message_id} ${row.consumer}`));
+          [ids],
+        );
+        const done = new Set(settled.map((row) => `${row.message_id} ${row.consumer}`));
 
-      const delivered: string[] = [];
-      const missing = rows.flatMap((row) => {
-        const lacking = this.subscriptions
-          .of(row.type, row.headers)
-          .filter(({ consumer }) => !done.has(`${row.id} ${consumer}`));
-        if (lacking.length === 0) delivered.push(row.id);
-        const message = toMessage(row);
-        return lacking.map(({ queue, consumer }) => ({
-          queue,
-          jobId: jobIdOf(message.id, consumer),
-          job: { ...message, consumer },
-        }));
+        const routes = await this.catalog.routes(tx);
+        const delivered: string[] = [];
+        const missing = rows.flatMap((row) => {
+          const lacking = routesOf(routes, row.type, row.headers).filter(
+            ({ consumer }) => !done.has(`${row.id} ${consumer}`),
+          );
+          if (lacking.length === 0) delivered.push(row.id);
+          const message = toMessage(row);
+          return lacking.map(({ queue, consumer }) => ({
+            queue,
+            jobId: jobIdOf(message.id, consumer),
+            job: { ...message, consumer },
+          }));
+        });
+        if (missing.length > 0) {
+          await this.queues.push(missing);
+          for (const { job } of missing) this.metrics.redelivered.inc({ consumer: job.consumer });
+        }
+        await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
+          delivered,
+        ]);
+        const last = rows[rows.length - 1];
+        return rows.length === SWEEP_BATCH ? { at: last.published_at, id: last.id } : undefined;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'sweep' });
+        throw error;
       });
-      if (missing.length > 0) {
-        await this.queues.push(missing);
-        for (const { job } of missing) this.metrics.redelivered.inc({ consumer: job.consumer });
-      }
-      await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
-        delivered,
-      ]);
-      const last = rows[rows.length - 1];
-      return rows.length === SWEEP_BATCH ? { at: last.published_at, id: last.id } : undefined;
-    });
   }
 }

@@ -20,10 +20,6 @@ export class RedisConnections implements OnApplicationShutdown {
 
   constructor(@Inject(redisConfig.KEY) private readonly config: RedisConfig) {}
 
-  get prefix(): string {
-    return this.config.queuePrefix;
-  }
-
   open(name: string, role: RedisConnectionRole): IORedis {
     const options: RedisOptions = {
       connectionName: name,

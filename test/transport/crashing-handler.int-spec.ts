@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { Client } from 'pg';
+import { AppProcess } from '../support/app-process';
+import { eventually } from '../support/eventually';
+import { newQueuePrefix } from '../support/test-app';
+import { TestDatabase } from '../support/test-database';
+
+const fixtureApp = [
+  process.execPath,
+  '-r',
+  '@swc-node/register',
+  path.join(__dirname, '../support/fixtures/fixture-main.ts'),
+];
+
+/**
+ * A delivery that kills its worker, again and again: the app runs as a child process that the test
+ * SIGKILLs while the handler is in flight (it waits on a lock that the test holds), as a handler
+ * that crashes the process would.
+ */
+describe('A handler that kills its worker', () => {
+  let database: TestDatabase;
+  let holder: Client;
+  let app: AppProcess | undefined;
+  const env = () => ({
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: prefix,
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+    OUTBOX_CRASH_LIMIT: '2',
+    OUTBOX_JOB_LOCK_MS: '1000',
+    OUTBOX_LOCK_TIMEOUT_MS: '60000',
+    OUTBOX_STATEMENT_TIMEOUT_MS: '60000',
+    OUTBOX_REDELIVER_AFTER_MS: '1000',
+    OUTBOX_SWEEP_INTERVAL_MS: '200',
+  });
+  const prefix = newQueuePrefix();
+  /** Handlers of the entry in flight: waiting on the lock of fixture.effects. */
+  const inFlight = async () =>
+    (
+      await database.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'fixture.effects'::regclass`,
+      )
+    )[0].n;
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+    holder = new Client({ connectionString: database.url });
+    await holder.connect();
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await holder.end();
+    await database.drop();
+  });
+
+  it('when a delivery kills its worker twice, then it is dead-lettered with that reason instead of redelivered forever', async () => {
+    app = await AppProcess.start(env(), fixtureApp);
+    await eventually(async () => expect((await app!.get('/health')).status).toBe(200), { timeoutMs: 60_000 });
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE fixture.effects IN EXCLUSIVE MODE');
+    const entryId = randomUUID();
+    const response = await fetch(`${app.url}/fixture/entries`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ entryId, amountCents: 1 }),
+    });
+    expect(response.status).toBe(202);
+
+    // Kill the worker while it handles the entry, twice; the next process finds the job stalled.
+    for (let crash = 1; crash <= 2; crash++) {
+      await eventually(async () => expect(await inFlight()).toBe(2), { timeoutMs: 60_000 });
+      await app.stop();
+      // A backend waiting on a lock does not notice that its client died: end it, as its kernel would.
+      await database.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE NOT granted AND relation = 'fixture.effects'::regclass`,
+      );
+      await eventually(async () => expect(await inFlight()).toBe(0));
+      app = await AppProcess.start(env(), fixtureApp);
+    }
+
+    const deadLetters = await eventually(
+      async () => {
+        const rows = await database.query<{ consumer: string; error: string; status: string }>(
+          `SELECT consumer, error, status FROM outbox.dead_letters WHERE message_id IN
+             (SELECT id FROM outbox.messages WHERE aggregate_id = $1) ORDER BY consumer`,
+          [entryId],
+        );
+        expect(rows).toHaveLength(2);
+        return rows;
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(deadLetters).toEqual([
+      { consumer: 'audit.note-entry', error: 'crashed the worker 2 times', status: 'dead' },
+      { consumer: 'ledger.apply-entry', error: 'crashed the worker 2 times', status: 'dead' },
+    ]);
+    await holder.query('ROLLBACK');
+    // Quiet: the sweep has judged the message at least once since, and nothing ran it again.
+    await eventually(async () => {
+      const [row] = await database.query<{ delivered: boolean }>(
+        `SELECT delivered_at IS NOT NULL AS delivered FROM outbox.messages WHERE aggregate_id = $1 AND type = 'ledger.entry-recorded.v1'`,
+        [entryId],
+      );
+      expect(row.delivered).toBe(true);
+    });
+    expect(await database.query(`SELECT 1 FROM fixture.effects WHERE entry_id = $1`, [entryId])).toEqual([]);
+  }, 240_000); // three processes start, one after the other
+});
