@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { type Buyer, CheckoutClient } from './support/checkout-client';
 import { ADMIN_TOKEN, TestApp } from './support/test-app';
 
@@ -53,6 +56,9 @@ const ACCESS: Row[] = [
   row('GET /admin/faults',                           [401, 401, 401, 200]),
   row('PUT /admin/faults',                           [401, 401, 401, 200], 'none', () => ({ rules: [] })),
   row('DELETE /admin/faults',                        [401, 401, 401, 200]),
+  row('POST /admin/checkouts/{id}/resume',           [401, 401, 401, 409], 'checkout'),
+  row('GET /features',                               [200, 200, 200, 200]),
+  row('GET /comparisons/latest',                     [404, 404, 404, 404]),
 ];
 
 /** Every row of every table that a request could write. */
@@ -96,7 +102,9 @@ describe('Access to every route', () => {
   };
 
   beforeAll(async () => {
-    app = await TestApp.start({ env: { APP_ROLES: 'api' } });
+    // No comparison written yet: an empty folder, whatever `npm run compare` left in bench/results.
+    const noComparisons = mkdtempSync(path.join(tmpdir(), 'no-comparisons-'));
+    app = await TestApp.start({ env: { APP_ROLES: 'api', COMPARE_RESULTS_DIR: noComparisons } });
     client = new CheckoutClient(app);
     const buyer = await client.createUser();
     other = await client.createUser();

@@ -1,9 +1,11 @@
 import { Controller, Get, NotFoundException } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../infra/auth/access';
 import { Comparisons } from './comparisons';
 
 /** Read-only: the console draws these figures; nothing here changes state. */
 @ApiTags('operations')
+@Public()
 @Controller('comparisons')
 export class ComparisonsController {
   constructor(private readonly comparisons: Comparisons) {}

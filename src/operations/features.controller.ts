@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { appConfig, type AppConfig } from '../config/app.config';
+import { Public } from '../infra/auth/access';
 
 class Features {
   @ApiProperty({ description: 'ADMIN_TOKEN is set: the /admin routes exist (and need it)' }) admin!: boolean;
@@ -12,6 +13,7 @@ class Features {
  * only what exists without probing routes for a 404. Says nothing secret: those routes say as much.
  */
 @ApiTags('operations')
+@Public()
 @Controller('features')
 export class FeaturesController {
   constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { Invariants } from '../../src/operations/invariants';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
-import { createBuyer, startCheckout } from '../support/http-buyer';
+import { ProcessClient } from '../support/process-client';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
@@ -34,29 +34,17 @@ describe('An orchestrator killed in the middle of its sagas', () => {
     SAGA_SWEEP_INTERVAL_MS: '100',
     SAGA_PIVOT_ATTEMPTS: '20',
   });
-  const call = (app: AppProcess, path: string, init: RequestInit = {}) =>
-    fetch(`${app.url}${path}`, {
-      ...init,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}`, ...init.headers },
-    });
-
   it('when a second instance takes over, then every saga completes, each effect exactly once', async () => {
     const shared = env();
     const first = await AppProcess.start(shared);
     processes.push(first);
     await eventually(async () => expect((await first.get('/health')).status).toBe(200), { timeoutMs: 30_000 });
     // The first instance keeps its sagas waiting at the pivot: it sends the capture, which never answers.
-    await call(first, '/admin/faults', {
-      method: 'PUT',
-      body: JSON.stringify({ rules: [{ point: 'step:billing.capture-payment', action: 'timeout-before' }] }),
-    });
-    const buyer = await createBuyer(first.url);
+    const client = new ProcessClient(first.url);
+    await client.setFaults([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+    const buyer = await client.createUser();
     const ids: string[] = [];
-    for (let i = 0; i < 20; i += 1) {
-      const answer = await startCheckout(first.url, buyer, { mode: 'orchestration' });
-      expect(answer.status).toBe(202);
-      ids.push(((await answer.json()) as { id: string }).id);
-    }
+    for (let i = 0; i < 20; i += 1) ids.push(await client.start({ userId: buyer.id, mode: 'orchestration' }));
     await eventually(
       async () => {
         const [{ n }] = await database.query<{ n: number }>(

@@ -4,7 +4,7 @@ import { Pool } from 'pg';
 import { AppProcess, freePort } from './app-process';
 import { eventually } from './eventually';
 import { ProcessClient } from './process-client';
-import { inFlight, waitUntilQuiet } from './quiet-system';
+import { quiet, type QuietTarget, stillBusy } from './quiet';
 import { RedisServer } from './redis-server';
 import {
   type CheckoutRequest,
@@ -53,12 +53,12 @@ export interface ChaosSummary {
   emails: Array<{ to: string; received: number; expected: number }>;
   deadLetters: number;
   /** What was still in flight when the run gave up waiting for quiet; empty when it got quiet. */
-  inFlight: Record<string, number>;
+  inFlight: string[];
   seconds: number;
 }
 
 export const chaosFailed = (s: ChaosSummary): boolean =>
-  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + Object.keys(s.inFlight).length > 0;
+  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + s.inFlight.length > 0;
 
 export function formatSummary(s: ChaosSummary): string {
   const faults = Object.entries(s.faults)
@@ -79,7 +79,7 @@ export function formatSummary(s: ChaosSummary): string {
     `other invariant violations: ${s.violations.length - held - doubles}`,
     `email counts off: ${s.emails.length}`,
     `dead letters: ${s.deadLetters}`,
-    `still in flight: ${JSON.stringify(s.inFlight)}`,
+    `still in flight: ${s.inFlight.length === 0 ? 'nothing' : s.inFlight.join('; ')}`,
     chaosFailed(s) ? 'RESULT: WRONG' : 'RESULT: nothing lost, doubled or held',
   ];
   const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails].slice(0, 20);
@@ -237,16 +237,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       },
       { timeoutMs: settleTimeoutMs, intervalMs: 500, what: 'every checkout to end' },
     ).catch((error: unknown) => log(String(error)));
-    let stillInFlight: Record<string, number> = {};
-    await waitUntilQuiet({ pool, redisUrl: redis.url, queuePrefix, stableForMs: 5_000, timeoutMs: 60_000 }).catch(
-      async () => {
-        stillInFlight = Object.fromEntries(
-          Object.entries(await inFlight({ pool, redisUrl: redis.url, queuePrefix, stableForMs: 0 })).filter(
-            ([, n]) => n > 0,
-          ),
-        );
-      },
-    );
+    const system: QuietTarget = {
+      database: { query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[] },
+      queuePrefix,
+    };
+    let stillInFlight: string[] = [];
+    await quiet(system, { redisUrl: redis.url, stableForMs: 5_000, timeoutMs: 60_000 }).catch(async () => {
+      stillInFlight = await stillBusy(system, { redisUrl: redis.url });
+    });
 
     if (options.plant) await plant(options.plant, checkouts, pool, smtp);
     return await verify({
@@ -285,7 +283,7 @@ async function verify(run: {
   smtp: SmtpSink;
   client: ProcessClient;
   faults: Record<ChaosFault, number>;
-  inFlight: Record<string, number>;
+  inFlight: string[];
   seconds: number;
 }): Promise<ChaosSummary> {
   const { checkouts, pool, smtp } = run;

@@ -12,7 +12,7 @@ export const QUIET_ENV = { OUTBOX_REDELIVER_AFTER_MS: '500', OUTBOX_SWEEP_INTERV
 
 /** Where a system keeps its work: its database and its Redis key prefix (a TestApp has both). */
 export interface QuietTarget {
-  database: TestDatabase;
+  database: Pick<TestDatabase, 'query'>;
   queuePrefix: string;
 }
 
@@ -20,6 +20,11 @@ export interface QuietOptions {
   timeoutMs?: number;
   /** Redis, when the system's is not the tests' shared one (a private redis-server). */
   redisUrl?: string;
+  /**
+   * How long it must stay quiet besides being seen so twice: at least the redelivery age plus a
+   * sweep, where the apps keep their default ages, so that a job the sweep would push again shows up.
+   */
+  stableForMs?: number;
 }
 
 const BUSY_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -32,22 +37,41 @@ const BUSY_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-chi
  * seen so twice in a row. "Exactly once" is asserted after this, not at the first moment a
  * count reaches one. Give the app QUIET_ENV, or it takes the default 30 s redelivery age.
  */
-export async function quiet(target: QuietTarget, { timeoutMs = 30_000, redisUrl }: QuietOptions = {}): Promise<void> {
-  const redis = new Redis(redisUrl ?? TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
-  redis.on('error', () => undefined); // a Redis being restarted by the test: the next check tries again
-  const queues = new Map<string, Queue>();
+export async function quiet(
+  target: QuietTarget,
+  { timeoutMs = 30_000, redisUrl, stableForMs = 0 }: QuietOptions = {},
+): Promise<void> {
+  let quietSince: number | undefined;
   let quietBefore = false;
-  try {
+  await withQueues(redisUrl, async (redis, queues) => {
     await eventually(
       async () => {
         const busy = await busyness(target, redis, queues);
         const isQuiet = busy.length === 0;
-        const confirmed = isQuiet && quietBefore;
+        quietSince = isQuiet ? (quietSince ?? Date.now()) : undefined;
+        const confirmed = isQuiet && quietBefore && Date.now() - quietSince! >= stableForMs;
         quietBefore = isQuiet;
-        if (!confirmed) throw new Error(isQuiet ? 'quiet once, checking again' : `still busy: ${busy.join('; ')}`);
+        if (!confirmed) throw new Error(isQuiet ? 'quiet, checking again' : `still busy: ${busy.join('; ')}`);
       },
       { timeoutMs, intervalMs: 100, what: 'the system to be quiet' },
     );
+  });
+}
+
+/** What is still going on, once: empty when nothing is (for a report when quiet never came). */
+export function stillBusy(target: QuietTarget, { redisUrl }: Pick<QuietOptions, 'redisUrl'> = {}): Promise<string[]> {
+  return withQueues(redisUrl, (redis, queues) => busyness(target, redis, queues));
+}
+
+async function withQueues<T>(
+  redisUrl: string | undefined,
+  work: (redis: Redis, queues: Map<string, Queue>) => Promise<T>,
+): Promise<T> {
+  const redis = new Redis(redisUrl ?? TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
+  redis.on('error', () => undefined); // a Redis being restarted by the test: the next check tries again
+  const queues = new Map<string, Queue>();
+  try {
+    return await work(redis, queues);
   } finally {
     await Promise.all([...queues.values()].map((queue) => queue.close().catch(() => undefined)));
     redis.disconnect();
