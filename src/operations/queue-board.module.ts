@@ -73,11 +73,16 @@ class QueueBoard implements OnApplicationBootstrap {
     return this.adapter.getRouter() as RequestHandler;
   }
 
-  /** Subscriptions know the queues once the handlers are discovered, which is before this hook. */
+  /**
+   * Subscriptions know the queues once the handlers are discovered, which is before this hook; the
+   * queues' prefix, when derived from the database, once Postgres answers.
+   */
   onApplicationBootstrap(): void {
     if (!this.config.roles.has('api')) return;
-    this.board.setQueues(
-      this.subscriptions.queues().map((name) => new BullMQAdapter(this.queues.queue(name), { readOnlyMode: true })),
+    void this.queues.ready.then(() =>
+      this.board.setQueues(
+        this.subscriptions.queues().map((name) => new BullMQAdapter(this.queues.queue(name), { readOnlyMode: true })),
+      ),
     );
   }
 }

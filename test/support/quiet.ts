@@ -91,9 +91,15 @@ async function busyness(target: QuietTarget, redis: Redis, queues: Map<string, Q
 
   for (const name of await queueNames(redis, target.queuePrefix)) {
     if (!queues.has(name)) queues.set(name, new Queue(name, { connection: redis, prefix: target.queuePrefix }));
-    const counts = await queues.get(name)!.getJobCounts(...BUSY_STATES);
+    const queue = queues.get(name)!;
+    const counts = await queue.getJobCounts(...BUSY_STATES);
     const pending = Object.entries(counts).filter(([, n]) => n > 0);
-    if (pending.length > 0) busy.push(`queue ${name}: ${pending.map(([state, n]) => `${n} ${state}`).join(', ')}`);
+    if (pending.length === 0) continue;
+    // Which jobs, so that a test that never gets quiet says what kept it busy.
+    const jobs = (await queue.getJobs([...BUSY_STATES], 0, 2)).map(
+      (job) => `${job.id} (${String(job.data?.type)}, attempts ${job.attemptsMade}/${job.attemptsStarted})`,
+    );
+    busy.push(`queue ${name}: ${pending.map(([state, n]) => `${n} ${state}`).join(', ')}: ${jobs.join(', ')}`);
   }
   return busy;
 }

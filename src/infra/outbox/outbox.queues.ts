@@ -44,6 +44,11 @@ export class OutboxQueues implements OnApplicationShutdown {
     return this.queuePrefix.value;
   }
 
+  /** Resolves once the prefix is known: derived from the database, it waits for Postgres to answer. */
+  get ready(): Promise<string> {
+    return this.queuePrefix.known;
+  }
+
   queue(name: string): Queue<OutboxJob> {
     let queue = this.queues.get(name);
     if (!queue) {
