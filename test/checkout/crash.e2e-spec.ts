@@ -53,7 +53,17 @@ const settings = {
   SAGA_PIVOT_ATTEMPTS: '8',
   SAGA_SWEEP_INTERVAL_MS: '200',
   CHECKOUT_STALLED_AFTER_MS: '120000',
+  // This test kills the process nine times in a row, and a job in flight at each kill counts as a
+  // crash of its handler: a limit of three would dead-letter innocent deliveries (ADR 0009).
+  OUTBOX_CRASH_LIMIT: '50',
 };
+
+/**
+ * The one crash whose double effect is not prevented, and is documented as such (README,
+ * "Guarantees"): dying after the SMTP server took the welcome email and before our commit sends
+ * it again. The checker must report exactly that, a `double-email`, and nothing else.
+ */
+const EMAIL_HANDED_OVER = 'step:notifications.send-welcome-email:after-effect';
 
 /**
  * A process killed at any line (SIGKILL, no cleanup) loses nothing and doubles nothing: for each
@@ -109,6 +119,9 @@ describe('A process killed at any line', () => {
       return client;
     }
 
+    /** The checkouts that ran into the crash after the email was handed over. */
+    readonly emailedTwice = new Set<string>();
+
     /** Arms a crash at `point`, runs checkouts into it, and waits for the process to die there. */
     async crashAt(point: string, round: number): Promise<void> {
       const client = await this.boot();
@@ -120,7 +133,10 @@ describe('A process killed at any line', () => {
       await Promise.all(
         requests.map((request) =>
           startCheckout(client, request).then(
-            (checkout) => this.checkouts.push(checkout),
+            (checkout) => {
+              this.checkouts.push(checkout);
+              if (point === EMAIL_HANDED_OVER && checkout.expected === 'COMPLETED') this.emailedTwice.add(checkout.id);
+            },
             () => this.unanswered.push(request),
           ),
         ),
@@ -182,7 +198,10 @@ describe('A process killed at any line', () => {
       expect(lane.checkouts.map((c) => ({ scenario: c.scenario, status: status.get(c.id) }))).toEqual(
         lane.checkouts.map((c) => ({ scenario: c.scenario, status: c.expected })),
       );
-      expect((await client.invariants()).violations).toEqual([]);
+      const violations = (await client.invariants()).violations;
+      expect(
+        violations.filter((v) => !(v.rule === 'double-email' && lane.emailedTwice.has(String(v.checkoutId)))),
+      ).toEqual([]);
     },
     // Each point costs a process start and a crash: minutes in all, most of it Nest booting.
     600_000,

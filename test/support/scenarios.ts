@@ -80,13 +80,16 @@ export interface CheckoutRequest {
   body: { userId: string; planId: string; paymentMethod: string; mode: Mode };
   idempotencyKey: string;
   email?: string;
+  /** The buyer's bearer token: a key belongs to whoever sent it, so a resend must come from them. */
+  token?: string;
 }
 
 export async function prepareScenario(client: ProcessClient, scenario: Scenario, mode: Mode): Promise<CheckoutRequest> {
   let userId: string = randomUUID();
   let email: string | undefined;
+  let token: string | undefined;
   if (scenario.buyer !== 'unknown') {
-    ({ id: userId, email } = await client.createUser({ country: scenario.country }));
+    ({ id: userId, email, token } = await client.createUser({ country: scenario.country }));
     if (scenario.buyer === 'blocked') await client.blockUser(userId);
   }
   return {
@@ -95,12 +98,16 @@ export async function prepareScenario(client: ProcessClient, scenario: Scenario,
     body: { userId, planId: scenario.planId, paymentMethod: scenario.paymentMethod, mode },
     idempotencyKey: `checkout-${randomUUID()}`,
     email,
+    token,
   };
 }
 
 /** Sends the request (again: the same key answers the same checkout) and returns the checkout it started. */
 export async function startCheckout(client: ProcessClient, request: CheckoutRequest): Promise<StartedCheckout> {
-  const id = await client.start(request.body, { 'idempotency-key': request.idempotencyKey });
+  const id = await client.start(request.body, {
+    'idempotency-key': request.idempotencyKey,
+    ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
+  });
   const { scenario, mode, email } = request;
   return { id, mode, scenario: scenario.name, expected: scenario.expected, email };
 }

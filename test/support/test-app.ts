@@ -33,8 +33,12 @@ let apps = 0;
  */
 export const logs = new LogCapture();
 
-/** A fresh key prefix, so that this app's queues are its own. */
-export const newQueuePrefix = (): string => `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${++apps}`;
+/**
+ * A fresh key prefix, so that this app's queues are its own. The process id is part of it: Jest
+ * recycles a worker into a new process with the same JEST_WORKER_ID, whose counter starts again,
+ * and an earlier app's leftover jobs (a retry still delayed) must not land in a later app's queues.
+ */
+export const newQueuePrefix = (): string => `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${process.pid}-${++apps}`;
 
 /** The whole app, in this process, over real Postgres and Redis, listening on a free port. */
 export class TestApp {

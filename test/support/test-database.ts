@@ -53,7 +53,8 @@ export class TestDatabase {
   }
 
   static async create(): Promise<TestDatabase> {
-    const name = `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? 0}_${++created}`;
+    // With the process id: a recycled Jest worker (same JEST_WORKER_ID, counter from zero) never reuses a name.
+    const name = `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? 0}_${process.pid}_${++created}`;
     await recreateDatabase(name, templateDatabaseName());
     return new TestDatabase(name);
   }
