@@ -132,5 +132,6 @@ describe('The architecture rules', () => {
     expect(eslint.output).toBe('');
     expect(eslint.code).toBe(0);
     expect(prettier.code).toBe(0);
-  });
+    // Type-aware lint of the whole tree: a minute or more when the rest of the suite shares the cores.
+  }, 240_000);
 });

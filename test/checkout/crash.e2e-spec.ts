@@ -61,7 +61,7 @@ const settings = {
 /**
  * The one crash whose double effect is not prevented, and is documented as such (README,
  * "Guarantees"): dying after the SMTP server took the welcome email and before our commit sends
- * it again. The checker must report exactly that, a `double-email`, and nothing else.
+ * it again. The checker may report that one `double-email`, and nothing else.
  */
 const EMAIL_HANDED_OVER = 'step:notifications.send-welcome-email:after-effect';
 
@@ -119,9 +119,6 @@ describe('A process killed at any line', () => {
       return client;
     }
 
-    /** The checkouts that ran into the crash after the email was handed over. */
-    readonly emailedTwice = new Set<string>();
-
     /** Arms a crash at `point`, runs checkouts into it, and waits for the process to die there. */
     async crashAt(point: string, round: number): Promise<void> {
       const client = await this.boot();
@@ -133,10 +130,7 @@ describe('A process killed at any line', () => {
       await Promise.all(
         requests.map((request) =>
           startCheckout(client, request).then(
-            (checkout) => {
-              this.checkouts.push(checkout);
-              if (point === EMAIL_HANDED_OVER && checkout.expected === 'COMPLETED') this.emailedTwice.add(checkout.id);
-            },
+            (checkout) => this.checkouts.push(checkout),
             () => this.unanswered.push(request),
           ),
         ),
@@ -198,10 +192,10 @@ describe('A process killed at any line', () => {
       expect(lane.checkouts.map((c) => ({ scenario: c.scenario, status: status.get(c.id) }))).toEqual(
         lane.checkouts.map((c) => ({ scenario: c.scenario, status: c.expected })),
       );
+      // The crash fires at the first email handed over while it is armed, whichever checkout's it is.
       const violations = (await client.invariants()).violations;
-      expect(
-        violations.filter((v) => !(v.rule === 'double-email' && lane.emailedTwice.has(String(v.checkoutId)))),
-      ).toEqual([]);
+      expect(violations.filter((v) => v.rule !== 'double-email')).toEqual([]);
+      expect(violations.length).toBeLessThanOrEqual(points.includes(EMAIL_HANDED_OVER) ? 1 : 0);
     },
     // Each point costs a process start and a crash: minutes in all, most of it Nest booting.
     600_000,
