@@ -251,7 +251,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       checkouts,
       pool,
       smtp,
-      client: anyClient()!,
+      client: anyClient,
       faults,
       inFlight: stillInFlight,
       seconds: Math.round((Date.now() - startedAt) / 1_000),
@@ -281,7 +281,8 @@ async function verify(run: {
   checkouts: StartedCheckout[];
   pool: Pool;
   smtp: SmtpSink;
-  client: ProcessClient;
+  /** A client of a process that is up: one may have just been restarted. */
+  client: () => ProcessClient | undefined;
   faults: Record<ChaosFault, number>;
   inFlight: string[];
   seconds: number;
@@ -310,7 +311,14 @@ async function verify(run: {
     .map((to) => ({ to, received: received.get(to) ?? 0, expected: expectedEmails.get(to) ?? 0 }))
     .filter((e) => e.received !== e.expected);
 
-  const { violations } = await run.client.invariants();
+  const { violations } = await eventually(
+    async () => {
+      const client = run.client();
+      if (!client) throw new Error('no process up');
+      return client.invariants();
+    },
+    { timeoutMs: 30_000, what: 'the invariant report' },
+  );
   const {
     rows: [{ dead }],
   } = await pool.query<{ dead: number }>(`SELECT count(*)::int AS dead FROM outbox.dead_letters`);
