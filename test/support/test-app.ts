@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
@@ -34,11 +35,12 @@ let apps = 0;
 export const logs = new LogCapture();
 
 /**
- * A fresh key prefix, so that this app's queues are its own. The process id is part of it: Jest
- * recycles a worker into a new process with the same JEST_WORKER_ID, whose counter starts again,
- * and an earlier app's leftover jobs (a retry still delayed) must not land in a later app's queues.
+ * A fresh key prefix, so that this app's queues are its own. Random, not only counted: each test
+ * file loads this module afresh (its counter starts again) in a worker that ran other files, and an
+ * earlier app's leftover jobs (a retry still delayed) must not land in a later app's queues.
  */
-export const newQueuePrefix = (): string => `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${process.pid}-${++apps}`;
+export const newQueuePrefix = (): string =>
+  `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${randomBytes(3).toString('hex')}-${++apps}`;
 
 /** The whole app, in this process, over real Postgres and Redis, listening on a free port. */
 export class TestApp {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client, escapeIdentifier, Pool } from 'pg';
 import {
   assertTestDatabase,
@@ -53,8 +54,8 @@ export class TestDatabase {
   }
 
   static async create(): Promise<TestDatabase> {
-    // With the process id: a recycled Jest worker (same JEST_WORKER_ID, counter from zero) never reuses a name.
-    const name = `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? 0}_${process.pid}_${++created}`;
+    // Random too: each test file loads this module afresh (its counter starts again) in a shared worker.
+    const name = `${runDatabasePrefix()}${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(3).toString('hex')}_${++created}`;
     await recreateDatabase(name, templateDatabaseName());
     return new TestDatabase(name);
   }
