@@ -221,16 +221,7 @@ export function traceInboxBatch<T>(
       'messaging.batch.message_count': headers.length,
     },
   );
-  return context.with(trace.setSpan(ROOT_CONTEXT, span), work).then(
-    (result) => {
-      endSpan(span);
-      return result;
-    },
-    (error: unknown) => {
-      endSpan(span, error);
-      throw error;
-    },
-  );
+  return runIn(span, work);
 }
 
 /** The W3C context of the current span, to store beside work that a timer will take up later. */
@@ -251,6 +242,11 @@ export function traceScheduled<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, contextOf(stored, ROOT_CONTEXT));
+  return runIn(span, work);
+}
+
+/** Runs `work` as the current span, and ends the span with its outcome. */
+function runIn<T>(span: Span, work: () => Promise<T>): Promise<T> {
   return context.with(trace.setSpan(ROOT_CONTEXT, span), work).then(
     (result) => {
       endSpan(span);
