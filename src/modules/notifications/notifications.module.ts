@@ -1,7 +1,10 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { StepFaults } from '../../infra/faults/step-faults';
 import { IdentityModule } from '../identity';
+import { CorrectWelcomeEmail } from './correct-welcome-email/correct-welcome-email.handler';
+import { CORRECTION_STEP, CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-welcome-email.reaction';
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
 import { CreateMailHandovers1795970004400 } from './database/migrations/1795970004400-create-mail-handovers';
@@ -11,7 +14,7 @@ import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcom
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.handler';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
 
-/** Emails to buyers. */
+/** Emails to buyers: the welcome after a sale, and its correction after a refund. */
 @Module({
   imports: [
     IdentityModule,
@@ -36,7 +39,16 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
     SendWelcomeEmail,
     SendWelcomeEmailReaction,
     SendWelcomeEmailCommandHandler,
+    CorrectWelcomeEmail,
+    CorrectWelcomeEmailReaction,
   ],
   exports: [SendWelcomeEmail],
 })
-export class NotificationsModule {}
+export class NotificationsModule implements OnModuleInit {
+  constructor(private readonly stepFaults: StepFaults) {}
+
+  /** The correction after a refund has the fault points of a step, as the welcome has through the checkout's. */
+  onModuleInit(): void {
+    this.stepFaults.declare([CORRECTION_STEP], []);
+  }
+}

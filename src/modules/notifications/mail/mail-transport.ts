@@ -17,7 +17,10 @@ export interface Mail {
   template: string;
 }
 
-/** `<welcome.<checkout id>@<domain of the sender>>`: the same for every attempt at one checkout's email. */
+/**
+ * `<welcome.<checkout id>@<domain of the sender>>` (or `<welcome-correction.` ...): the same for every
+ * attempt at one checkout's email of that template.
+ */
 export function messageIdFor(template: string, checkoutId: string, from: string): string {
   const domain = /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'localhost';
   return `<${template}.${checkoutId}@${domain}>`;

@@ -1,0 +1,77 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { randomUUID } from 'node:crypto';
+import { mailConfig, type MailConfig } from '../mail/mail.config';
+import { MailTransport, messageIdFor } from '../mail/mail-transport';
+import { WELCOME_TEMPLATE } from '../send-welcome-email/send-welcome-email.handler';
+
+export const CORRECTION_TEMPLATE = 'welcome-correction';
+
+export type CorrectionOutcome =
+  | { outcome: 'sent'; emailId: string; isNew: boolean }
+  /** No welcome email went out for this checkout, so there is nothing to correct. */
+  | { outcome: 'nothing-to-correct' };
+
+/**
+ * The semantic compensation of a welcome email. An email cannot be unsent, and deleting our
+ * record of it would only make us forget what the buyer read; so when the money of a welcomed
+ * checkout goes back, the buyer gets a second email that says so, to the address the welcome went
+ * to. It is sent the way the welcome is (recorded and handed over in one transaction, a
+ * Message-ID derived from the checkout, an exclusive consumer), so it goes out once however often
+ * the refund is delivered, and at least once: a commit that fails after the hand-over sends it again.
+ */
+@Injectable()
+export class CorrectWelcomeEmail {
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly mail: MailTransport,
+    @Inject(mailConfig.KEY) private readonly config: MailConfig,
+  ) {}
+
+  async execute({
+    checkoutId,
+    amountCents,
+    currency,
+  }: {
+    checkoutId: string;
+    amountCents: number;
+    currency: string;
+  }): Promise<CorrectionOutcome> {
+    const tx = this.txHost.tx;
+    const emails = await tx.query<Array<{ id: string; template: string; recipient: string; sent_at: Date }>>(
+      `SELECT id, template, recipient, sent_at FROM notifications.emails
+        WHERE checkout_id = $1 AND template = ANY($2::text[])`,
+      [checkoutId, [WELCOME_TEMPLATE, CORRECTION_TEMPLATE]],
+    );
+    const corrected = emails.find((email) => email.template === CORRECTION_TEMPLATE);
+    if (corrected) return { outcome: 'sent', emailId: corrected.id, isNew: false };
+    const welcome = emails.find((email) => email.template === WELCOME_TEMPLATE);
+    if (!welcome) return { outcome: 'nothing-to-correct' };
+
+    const amount = `${(amountCents / 100).toFixed(2)} ${currency}`;
+    const welcomedOn = welcome.sent_at.toISOString().slice(0, 10);
+    const mail = {
+      to: welcome.recipient,
+      subject: `Your payment of ${amount} was refunded`,
+      // Says what the refund changed and what it did not: a correction that promised more than
+      // the system does would need a correction of its own.
+      text:
+        `Hello,\n\nwe refunded your payment of ${amount}: it is on its way back to your card.\n` +
+        `This corrects our welcome email of ${welcomedOn}, which confirmed that purchase.\n` +
+        `The refund does not close your access: your plan stays open to you.\n`,
+      messageId: messageIdFor(CORRECTION_TEMPLATE, checkoutId, this.config.from),
+      checkoutId,
+      template: CORRECTION_TEMPLATE,
+    };
+    const emailId = randomUUID();
+    // The unique (checkout, template) key makes a concurrent second attempt wait here, then fail.
+    await tx.query(
+      `INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [emailId, checkoutId, CORRECTION_TEMPLATE, mail.to, mail.subject, mail.text],
+    );
+    await this.mail.send(mail);
+    return { outcome: 'sent', emailId, isNew: true };
+  }
+}
