@@ -86,6 +86,22 @@ describe('The invariant checker, on planted violations', () => {
       checkoutId,
       template: 'welcome',
     });
+  const sendCorrection = (checkoutId: string) =>
+    app.get(MailTransport).send({
+      to: 'buyer@example.com',
+      subject: 'Your payment was refunded',
+      text: 'planted',
+      messageId: `<welcome-correction.${checkoutId}@checkout.local>`,
+      checkoutId,
+      template: 'welcome-correction',
+    });
+  /** A completed checkout that an operator refunded, with the system quiet afterwards (its correction sent). */
+  const refunded = async (): Promise<string> => {
+    const id = await checkout('completed');
+    await client.admin(app.http().post(`/admin/payments/${id}/refund`)).expect(200);
+    await quiet(app);
+    return id;
+  };
 
   it('when checkouts ran as they should, then it reports nothing about them', async () => {
     const ids = [await checkout('completed'), await checkout('not-licensed'), await checkout('capture-declined')];
@@ -167,6 +183,37 @@ describe('The invariant checker, on planted violations', () => {
     );
 
     expect(gained).toEqual([{ checkoutId: id, rule: 'access-for-nothing' }]);
+  });
+
+  it('when a completed checkout was refunded and its welcome corrected, then it reports nothing about it', async () => {
+    const id = await refunded();
+
+    expect((await report()).violations.filter((v) => v.checkoutId === id)).toEqual([]);
+  });
+
+  it('when a refunded checkout has no hand-over of the email correcting its welcome, then missing-correction', async () => {
+    const id = await refunded();
+
+    const gained = await planted(() =>
+      app.database.query(
+        `DELETE FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = 'welcome-correction'`,
+        [id],
+      ),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-correction' }]);
+  });
+
+  it('when the mail transport handed over a second correction of a refunded checkout, then double-correction', async () => {
+    const id = await refunded();
+
+    expect(await planted(() => sendCorrection(id))).toEqual([{ checkoutId: id, rule: 'double-correction' }]);
+  });
+
+  it('when a checkout that was never refunded got a correction of its welcome, then correction-no-refund', async () => {
+    const id = await checkout('completed');
+
+    expect(await planted(() => sendCorrection(id))).toEqual([{ checkoutId: id, rule: 'correction-no-refund' }]);
   });
 
   describe('on checkouts that have not ended', () => {
