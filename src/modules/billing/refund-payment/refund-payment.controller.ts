@@ -14,7 +14,9 @@ export class RefundPaymentController {
   @Post(':checkoutId/refund')
   @HttpCode(200)
   @Transactional()
-  @ApiOkResponse({ description: '`{checkoutId, status: "refunded"}`' })
+  @ApiOkResponse({
+    description: '`{checkoutId, status: "refunded"}`; the buyer then gets one email correcting the welcome',
+  })
   @ApiConflictResponse({ description: 'Nothing captured to refund' })
   async refund(@Param('checkoutId', new ParseUUIDPipe()) checkoutId: string) {
     const result = await this.refundPayment.execute({
