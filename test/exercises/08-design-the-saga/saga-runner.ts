@@ -80,7 +80,9 @@ export class CheckoutModules {
         return result.outcome === 'authorized' ? yes('authorized') : no(result.reason);
       }
       case 'grant-access': {
-        const result = await this.app.get(GrantAccess).execute({ checkoutId, userId, planId, idempotencyKey: key(what) });
+        const result = await this.app
+          .get(GrantAccess)
+          .execute({ checkoutId, userId, planId, idempotencyKey: key(what) });
         return result.outcome === 'granted' ? yes('granted') : no(result.reason);
       }
       case 'capture-payment': {
@@ -99,7 +101,9 @@ export class CheckoutModules {
         await this.app.get(RevokeAccess).execute({ checkoutId, idempotencyKey: key('grant-access') });
         return yes('revoked');
       case 'refund-payment': {
-        const result = await this.app.get(RefundPayment).execute({ checkoutId, idempotencyKey: key('capture-payment') });
+        const result = await this.app
+          .get(RefundPayment)
+          .execute({ checkoutId, idempotencyKey: key('capture-payment') });
         return result.outcome === 'refunded' ? yes('refunded') : no(result.reason);
       }
     }
