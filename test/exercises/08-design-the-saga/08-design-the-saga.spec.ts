@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CheckoutClient } from '../../support/checkout-client';
-import { QUIET_ENV, quiet } from '../../support/quiet';
+import { quiet } from '../../support/quiet';
 import { SmtpSink } from '../../support/smtp-sink';
-import { TestApp } from '../../support/test-app';
+import { EXERCISE_ENV, TestApp } from '../support/exercise-app';
 import { implementation, invariant, narrate } from '../support/track';
 import type { DesignTheSaga } from './exercise';
 import { type Checkout, CheckoutModules, runSaga } from './saga-runner';
@@ -34,7 +34,7 @@ describe('Exercise 08: design the saga', () => {
 
   beforeAll(async () => {
     sink = await SmtpSink.start();
-    app = await TestApp.start({ env: { ...QUIET_ENV, SMTP_URL: sink.url } });
+    app = await TestApp.start({ env: { ...EXERCISE_ENV, SMTP_URL: sink.url } });
     client = new CheckoutClient(app);
     modules = new CheckoutModules(app);
   });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { QUIET_ENV, quiet } from '../../support/quiet';
+import { quiet } from '../../support/quiet';
 import { ExerciseProcess } from '../support/exercise-app';
 import { invariant, narrate, narrateTimeline, target } from '../support/track';
 
@@ -18,7 +18,6 @@ describe('Exercise 09: the lost reply', () => {
     app = await ExerciseProcess.start({
       modules: [{ file: path.join(__dirname, 'the-lost-reply.wiring.ts'), name: 'TheLostReplyWiring' }],
       env: {
-        ...QUIET_ENV,
         EXERCISE_TARGET: target(),
         // The retry is always the orchestrator's second send: the delivery that was running when
         // the process died is set aside (a dead letter) rather than run again by the queue.

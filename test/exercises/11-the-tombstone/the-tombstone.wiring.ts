@@ -35,6 +35,7 @@ export class TheTombstoneWiring implements OnModuleInit {
         case 'refuse':
           return { outcome: 'refused', reason: decision.reason, isNew: !existing };
         case 'already-granted':
+          // With no row, there is no entitlement to name: the answer names the checkout.
           return { outcome: 'granted', entitlementId: existing?.id ?? command.checkoutId, isNew: false };
         case 'grant':
           if (!existing) return grant(command); // the module's own grant: it checks the licence, writes the row
