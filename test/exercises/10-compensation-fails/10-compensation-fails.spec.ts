@@ -97,5 +97,5 @@ describe('Exercise 10: a compensation that fails', () => {
       { status: after, heldOnTheCard: await heldOnTheCard(id), violations },
       { status: 'FAILED', heldOnTheCard: 0, violations: [] },
     );
-  });
+  }, 90_000);
 });

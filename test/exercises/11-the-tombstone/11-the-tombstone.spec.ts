@@ -71,7 +71,7 @@ describe('Exercise 11: the tombstone', () => {
       broken,
       [],
     );
-  });
+  }, 90_000);
 
   it('when the capture is declined after access was granted, then the revoke takes the access back', async () => {
     const buyer = await client.createUser();
