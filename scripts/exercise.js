@@ -124,7 +124,7 @@ function whyOf(failure) {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !/^at /.test(line));
-  const values = lines.filter((line) => /^(Expected|Received)\b/.test(line)).slice(0, 2);
+  const values = lines.filter((line) => /^(Expected|Received\b|expected:|got:)/.test(line)).slice(0, 2);
   return [lines[0]?.replace(/^Error: /, ''), ...values].filter(Boolean).join('\n      ');
 }
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { ADMIN_TOKEN } from '../../support/test-env';
 
 /**
@@ -29,6 +30,16 @@ export function implementationPath(dir: string): string {
 export function implementation<T>(dir: string): T {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- chosen at run time, by EXERCISE_TARGET
   return require(implementationPath(dir)) as T;
+}
+
+/**
+ * Asserts one of the exercise's invariants, and when it is broken says so in the learner's words
+ * (the first line of the failure is `statement`, which `npm run exercise` prints last):
+ * `invariant('order 1 was committed: shipping hears of it exactly once', parcels, 1)`.
+ */
+export function invariant<T>(statement: string, actual: T, expected: T): void {
+  if (isDeepStrictEqual(actual, expected)) return;
+  throw new Error(`${statement}\nexpected: ${JSON.stringify(expected)}\ngot:      ${JSON.stringify(actual)}`);
 }
 
 /** One line of the exercise's story, printed under `npm run exercise`: what was injected, what happened. */

@@ -1,0 +1,97 @@
+import type { Type } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Faults } from '../../../src/infra/faults/faults';
+import { jobIdOf, OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
+import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
+import { eventually } from '../../support/eventually';
+import { TestApp } from '../support/exercise-app';
+import { implementation, invariant, narrate } from '../support/track';
+import { Billing, EXTEND_MEMBERSHIP } from './exercise';
+
+const { AnswerModule } = implementation<{ AnswerModule: Type }>(__dirname);
+
+/**
+ * Exercise 02: the relay dies between push and mark (lesson 002, exercise 2). The club runs in
+ * this process; its relay runs only when the story calls it, so that it dies exactly there.
+ *
+ * The invariant: each payment adds its days once, however often the relay pushed it.
+ */
+describe('Exercise 02: the relay dies between push and mark', () => {
+  let app: TestApp;
+  const relay = () => app.get(OutboxRelay).relayBatch();
+
+  beforeAll(async () => {
+    app = await TestApp.start({ imports: [AnswerModule], env: { APP_ROLES: 'api,worker' } });
+    await app.ready();
+  });
+  afterEach(() => app.get(Faults).clear());
+  afterAll(() => app.stop());
+
+  async function newMember(): Promise<string> {
+    const memberId = randomUUID();
+    await app.database.query(`INSERT INTO club.members (id) VALUES ($1)`, [memberId]);
+    return memberId;
+  }
+
+  const paidDays = async (memberId: string) =>
+    (await app.database.query<{ paid_days: number }>(`SELECT paid_days FROM club.members WHERE id = $1`, [memberId]))[0]
+      .paid_days;
+
+  /**
+   * The relay pushes the pending payments and dies before marking them pushed; once the first
+   * copies are handled (and their jobs gone from Redis), the next relay run pushes them again.
+   */
+  async function relayDiesBetweenPushAndMark(messageIds: string[]): Promise<void> {
+    app.get(Faults).set([{ point: 'relay.after-push', action: 'fail', times: 1 }]);
+    await expect(relay()).rejects.toThrow('Injected fault at relay.after-push');
+    narrate(`injected: the relay pushed ${messageIds.length} message(s), then died before marking them pushed`);
+    const queue = app.get(OutboxQueues).queue('club');
+    await eventually(async () => {
+      const handled = await app.database.query(
+        `SELECT 1 FROM outbox.inbox WHERE message_id = ANY($1::uuid[]) AND consumer = $2`,
+        [messageIds, EXTEND_MEMBERSHIP],
+      );
+      expect(handled).toHaveLength(messageIds.length);
+      for (const id of messageIds) expect(await queue.getJob(jobIdOf(id, EXTEND_MEMBERSHIP))).toBeUndefined();
+    });
+    narrate('the first copies were delivered; the relay runs again and finds them still unmarked');
+    await relay();
+    await eventually(async () => {
+      const duplicates = await app.database.query(
+        `SELECT 1 FROM outbox.delivery_attempts WHERE message_id = ANY($1::uuid[]) AND consumer = $2 AND outcome = 'duplicate'`,
+        [messageIds, EXTEND_MEMBERSHIP],
+      );
+      expect(duplicates).toHaveLength(messageIds.length);
+    });
+    narrate(`the second copies were delivered too: ${messageIds.length} duplicate(s)`);
+  }
+
+  it('when the relay dies between push and mark, then the payment adds its days once', async () => {
+    const memberId = await newMember();
+    const message = await app.get(Billing).confirm({ paymentId: randomUUID(), memberId, days: 30 });
+    narrate('a member pays for 30 days');
+
+    await relayDiesBetweenPushAndMark([message]);
+
+    const days = await paidDays(memberId);
+    narrate(`the member has ${days} paid days`);
+    invariant('one payment of 30 days, delivered twice, must add 30 days once', days, 30);
+  });
+
+  it('when a member renews and the relay dies between push and mark, then each payment adds its days once', async () => {
+    const memberId = await newMember();
+    await app.get(Billing).confirm({ paymentId: randomUUID(), memberId, days: 30 });
+    await relay();
+    await eventually(async () => expect(await paidDays(memberId)).toBeGreaterThan(0));
+    narrate(
+      `a member paid for 30 days (delivered once: ${await paidDays(memberId)} paid days); a month later, renews for 30 more`,
+    );
+    const renewal = await app.get(Billing).confirm({ paymentId: randomUUID(), memberId, days: 30 });
+
+    await relayDiesBetweenPushAndMark([renewal]);
+
+    const days = await paidDays(memberId);
+    narrate(`the member has ${days} paid days`);
+    invariant('two payments of 30 days (the second delivered twice) must add 60 days', days, 60);
+  });
+});

@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { quiet } from '../../support/quiet';
+import { ExerciseProcess } from '../support/exercise-app';
+import { invariant, narrate, narrateTimeline, target } from '../support/track';
+
+const CRASH_POINT = 'step:billing.authorize-payment:after-effect';
+/** A child process's start takes seconds, and tens of them on a busy machine. */
+const BOOT_MS = 90_000;
+
+/**
+ * Exercise 09 (lesson 002, "chamadas a serviços externos sem chave de idempotência"; lesson 004,
+ * "a mesma chave em toda tentativa"): the lost reply. The app runs as its own process, and dies
+ * for real (SIGKILL) right after the card gateway approved the hold and before our database
+ * recorded it. A new process takes over; the orchestrator, which never heard back, asks again.
+ */
+describe('Exercise 09: the lost reply', () => {
+  let app: ExerciseProcess;
+
+  beforeAll(async () => {
+    app = await ExerciseProcess.start({
+      modules: [{ file: path.join(__dirname, 'the-lost-reply.wiring.ts'), name: 'TheLostReplyWiring' }],
+      env: {
+        EXERCISE_TARGET: target(),
+        // The retry is always the orchestrator's second send: the delivery that was running when
+        // the process died is set aside (a dead letter) rather than run again by the queue.
+        OUTBOX_CRASH_LIMIT: '1',
+        // A dead process's delivery is taken back a second later, and set aside then.
+        OUTBOX_JOB_LOCK_MS: '1000',
+        SAGA_STEP_TIMEOUT_MS: '1000',
+        SAGA_SWEEP_INTERVAL_MS: '100',
+      },
+    });
+  }, BOOT_MS);
+  afterAll(() => app?.stop());
+
+  it(
+    "when the process dies between the gateway approving the hold and our commit, then the buyer's card is held once and the checkout completes",
+    async () => {
+      const buyer = await app.client.createUser();
+      await app.client.setFaults([{ point: CRASH_POINT, action: 'crash', times: 1 }]);
+      narrate(`armed: the process dies at ${CRASH_POINT} (the gateway has answered, our commit has not happened)`);
+
+      const id = await app.client.start({ userId: buyer.id, mode: 'orchestration' });
+      await app.died();
+      narrate('the process was killed after the gateway approved the hold; starting a new one');
+      await app.restart();
+
+      const { status } = await app.client.until(id, ['COMPLETED', 'FAILED', 'INTERVENTION']);
+      await quiet(app);
+      const authorizations = await app.database.query<{ idempotency_key: string; captured: boolean }>(
+        `SELECT a.idempotency_key,
+              EXISTS (SELECT 1 FROM billing.gateway_requests c WHERE c.authorization_id = a.authorization_id
+                       AND c.operation = 'capture' AND c.approved) AS captured
+         FROM billing.gateway_requests a
+        WHERE a.operation = 'authorize' AND a.approved AND a.reference = $1
+        ORDER BY a.created_at`,
+        [id],
+      );
+      narrate(`checkout ${status}; the gateway approved ${authorizations.length} hold(s) for it:`);
+      for (const a of authorizations) narrate(`  key ${a.idempotency_key}: ${a.captured ? 'captured' : 'still held'}`);
+      await narrateTimeline(app, id);
+
+      const holds = authorizations.map((a) => `${a.idempotency_key} (${a.captured ? 'captured' : 'still held'})`);
+      invariant(
+        "one hold on the buyer's card for one checkout, however often billing asks the gateway " +
+          `(a new key is a new purchase to the gateway); it holds: ${holds.join(', ')}`,
+        authorizations.length,
+        1,
+      );
+      invariant('the checkout completes', status, 'COMPLETED');
+    },
+    2 * BOOT_MS,
+  );
+});
