@@ -133,18 +133,21 @@ describe('Exercise 06: the poison message', () => {
   it('when one order can never be invoiced and a lock holds up the others, then the others are invoiced, it waits in the dead letters, and after the fix and a redrive it is invoiced once', async () => {
     const report = new Client({ connectionString: database.url });
     await report.connect();
-    await report.query('BEGIN');
-    await report.query('LOCK TABLE ex06.invoices IN SHARE MODE');
-    narrate('FAULT: the month-end report locks ex06.invoices: every insert waits, and gives up after 300 ms');
+    let good: Order[];
+    let poison: Order;
+    try {
+      await report.query('BEGIN');
+      await report.query('LOCK TABLE ex06.invoices IN SHARE MODE');
+      narrate('FAULT: the month-end report locks ex06.invoices: every insert waits, and gives up after 300 ms');
 
-    const good = [await confirm('PT', 12_000), await confirm('DE', 4_500), await confirm('FR', 9_900)];
-    const poison = await confirm('IS', 7_000);
+      good = [await confirm('PT', 12_000), await confirm('DE', 4_500), await confirm('FR', 9_900)];
+      poison = await confirm('IS', 7_000);
+      narrate('the shop confirmed 4 orders: PT, DE, FR, and IS (nobody added the tax rate of Iceland)');
+      await settles(async () => (await Promise.all(good.map(tried))).every(Boolean), 5_000);
+    } finally {
+      await report.end(); // the report's transaction ends with its session
+    }
     const orders = [...good, poison];
-    narrate('the shop confirmed 4 orders: PT, DE, FR, and IS (nobody added the tax rate of Iceland)');
-
-    await settles(async () => (await Promise.all(good.map(tried))).every(Boolean), 5_000);
-    await report.query('COMMIT');
-    await report.end();
     narrate(
       `the report is done, the lock is gone; ${await lockTimeouts(good)} attempt(s) of good orders timed out on it`,
     );
