@@ -47,7 +47,7 @@ describe('Delivery under faults', () => {
   });
   afterEach(() => {
     app.get(Faults).clear();
-    Object.assign(fixtureSwitches, { rejectAmount: undefined, auditDelayMs: 0 });
+    Object.assign(fixtureSwitches, { rejectAmount: undefined, hopelessAmount: undefined, auditDelayMs: 0 });
   });
   afterAll(() => app.stop());
 
@@ -153,6 +153,27 @@ describe('Delivery under faults', () => {
     await admin(app.http().post(`/admin/dead-letters/not-a-uuid/redrive`)).expect(400);
     expect(await effects('ledger.apply-entry', poison)).toBe(1);
     expect(await metricValue(app, 'outbox_dead_letters', { consumer: 'ledger.apply-entry' })).toBe(0);
+  });
+
+  it('when a handler says that retrying cannot help, then the delivery is dead-lettered at once and redrives once fixed', async () => {
+    const hopeless = randomUUID();
+    fixtureSwitches.hopelessAmount = 17;
+    await app.get(Ledger).record(hopeless, 17);
+
+    await relay();
+
+    await eventually(async () =>
+      expect(await attempts(hopeless, 'ledger.apply-entry')).toEqual([
+        { attempt: 1, outcome: 'dead', error: 'ledger.apply-entry cannot apply amounts of 17' },
+      ]),
+    );
+    expect(await effects('ledger.apply-entry', hopeless)).toBe(0);
+    await eventually(async () => expect(await effects('audit.note-entry', hopeless)).toBe(1));
+    const deadLetter = await openDeadLetter('ledger.apply-entry', hopeless);
+
+    fixtureSwitches.hopelessAmount = undefined; // what was missing is there now
+    await admin(app.http().post(`/admin/dead-letters/${deadLetter.id}/redrive`)).expect(200);
+    await eventually(async () => expect(await effects('ledger.apply-entry', hopeless)).toBe(1));
   });
 
   it('when a dead letter outlives the retention, then its message is kept and a redrive delivers it once', async () => {

@@ -11,3 +11,4 @@ export {
 } from './contracts';
 export { type TransportEntry, TransportHistory } from './transport-history';
 export { type Answer, answer, CommandExecution } from './command-execution';
+export { PermanentFailure } from './permanent-failure';

@@ -20,6 +20,7 @@ import { Inbox } from './inbox';
 import { InvalidPayloadError, parsePayload } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
+import { PermanentFailure } from './permanent-failure';
 import type { OutboxJob } from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
@@ -221,7 +222,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   /** Decides between another attempt and a dead letter, and records which. */
   private async failed(job: Job<OutboxJob>, attempt: number, error: unknown): Promise<ConsumeOutcome> {
     const reason = describeError(error);
-    const hopeless = error instanceof InvalidPayloadError;
+    const hopeless = error instanceof InvalidPayloadError || error instanceof PermanentFailure;
     if (hopeless || attempt >= Math.max(job.opts.attempts ?? 1, 1)) {
       await this.deliveryLog.deadLetter(job.data, attempt, reason);
       this.logger.error(

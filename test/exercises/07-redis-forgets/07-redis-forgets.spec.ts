@@ -1,0 +1,121 @@
+import type { Queue, Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { RedisServer } from '../../support/redis-server';
+import { newQueuePrefix, TestApp } from '../../support/test-app';
+import { TestDatabase } from '../../support/test-database';
+import { implementation, narrate } from '../support/track';
+import {
+  type OrderJob,
+  ordersQueue,
+  placeOrder,
+  type RedisForgetsAnswer,
+  RedisForgetsModule,
+  schema,
+  startWarehouse,
+} from './exercise';
+
+const answer = implementation<RedisForgetsAnswer>(__dirname);
+
+const ORDERS = 10;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` holds or the deadline passes; says which. The assertion after it says what broke. */
+async function settles(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await pause(100);
+  }
+}
+
+/**
+ * Exercise 07: Redis forgets. The relay pushes every order to Redis; Redis (a server of this
+ * test's own) is flushed before the warehouse takes a single one, as a restart without
+ * persistence would leave it. Every order must still be shipped, exactly once.
+ */
+describe('Exercise 07: Redis forgets', () => {
+  let redis: RedisServer;
+  let database: TestDatabase;
+  let queue: Queue<OrderJob>;
+  let app: TestApp | undefined;
+  let warehouse: Worker<OrderJob> | undefined;
+  const prefix = newQueuePrefix();
+
+  const jobsInRedis = async () => {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((sum, n) => sum + n, 0);
+  };
+  const shipmentsOf = async (orderIds: string[]) => {
+    const rows = await database.query<{ order_id: string; n: number }>(
+      `SELECT order_id, count(*)::int AS n FROM ex07.shipments WHERE order_id = ANY($1::uuid[]) GROUP BY order_id`,
+      [orderIds],
+    );
+    return new Map(rows.map((row) => [row.order_id, row.n]));
+  };
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    database = await TestDatabase.create();
+    await database.query(schema);
+    queue = ordersQueue(redis.url, prefix);
+    app = await TestApp.start({
+      database,
+      imports: [RedisForgetsModule.with(answer.OrdersRelay, queue)],
+      // Only the HTTP side of the app: the relay under test is yours, not the project's.
+      env: { APP_ROLES: 'api' },
+    });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.stop(); // first: its timers stop pushing
+    await warehouse?.close();
+    await queue?.close();
+    await redis?.stop();
+    await database?.drop();
+  });
+
+  it('when Redis forgets every job between the relay and the warehouse, then every order is still shipped exactly once', async () => {
+    const orderIds = Array.from({ length: ORDERS }, () => randomUUID());
+    for (const orderId of orderIds) await placeOrder(database.pool, orderId, randomUUID());
+    narrate(`the shop placed ${ORDERS} orders: each order and its message in one transaction`);
+
+    const pushed = await settles(async () => (await jobsInRedis()) >= ORDERS, 10_000);
+    if (!pushed) {
+      throw new Error(
+        `the relay did not push the ${ORDERS} orders to Redis within 10 s (Redis holds ${await jobsInRedis()} jobs)`,
+      );
+    }
+    narrate(`the relay pushed them: Redis holds ${await jobsInRedis()} jobs; the warehouse is not open yet`);
+
+    await redis.flushAll();
+    narrate(
+      `FAULT: FLUSHALL on the test's Redis, as a restart without persistence leaves it: ${await jobsInRedis()} jobs left`,
+    );
+
+    warehouse = startWarehouse(database.pool, redis.url, prefix);
+    narrate('the warehouse opens and ships whatever the queue brings');
+
+    const allShipped = await settles(async () => (await shipmentsOf(orderIds)).size === ORDERS, 10_000);
+    // Then until nothing is in flight, seen so twice: a second shipment would have shown by now.
+    await settles(async () => (await jobsInRedis()) === 0 && (await pause(300), (await jobsInRedis()) === 0), 5_000);
+
+    const shipments = await shipmentsOf(orderIds);
+    narrate(
+      `${allShipped ? 'every order arrived' : 'after 10 s'}: ${shipments.size} of ${ORDERS} orders shipped, ` +
+        `${[...shipments.values()].reduce((sum, n) => sum + n, 0)} shipments`,
+    );
+    const broken = orderIds.flatMap((orderId, index) => {
+      const n = shipments.get(orderId) ?? 0;
+      if (n === 1) return [];
+      return [`order ${index + 1} (${orderId.slice(0, 8)}): ${n === 0 ? 'never shipped, lost' : `shipped ${n} times`}`];
+    });
+    if (broken.length > 0) {
+      throw new Error(
+        `${broken.length} of ${ORDERS} orders were not shipped exactly once after Redis forgot their jobs ` +
+          `(the relay had published them all):\n  ${broken.join('\n  ')}`,
+      );
+    }
+  });
+});
