@@ -13,6 +13,7 @@ export const INVARIANT_RULES = [
   'missing-capture',
   'missing-access',
   'access-for-nothing',
+  'access-without-capture',
 ] as const;
 export type InvariantRule = (typeof INVARIANT_RULES)[number];
 
@@ -32,6 +33,8 @@ export interface AtStake {
   /** Approved captures not refunded: money taken. */
   capturedPayments: number;
   activeAccess: number;
+  /** Granted but not yet active (ADR 0011): a person either lets the capture activate it or revokes it. */
+  provisionalAccess: number;
   welcomeEmails: number;
 }
 
@@ -53,8 +56,10 @@ interface CheckoutFacts {
   charged: number;
   /** Welcome emails handed to the mail transport. */
   emails: number;
-  /** Active entitlements. */
+  /** Active entitlements: access the buyer can use. */
   active: number;
+  /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0011). */
+  provisional: number;
 }
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
@@ -104,13 +109,21 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
   },
   {
     rule: 'missing-access',
+    // A provisional grant is not access: a sale whose grant was never activated lacks it.
     broken: (f) => f.status === 'COMPLETED' && f.active !== 1,
-    description: 'a completed checkout without exactly one active entitlement',
+    description: 'a completed checkout without exactly one active entitlement (a provisional one does not count)',
   },
   {
     rule: 'access-for-nothing',
-    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.active > 0,
-    description: 'a checkout that did not sell still grants access',
+    // A provisional grant left behind is a lock never released: the buyer is told the purchase is being confirmed.
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.active + f.provisional > 0,
+    description: 'a checkout that did not sell still grants access, active or provisional',
+  },
+  {
+    rule: 'access-without-capture',
+    broken: (f) => IN_FLIGHT.has(f.status) && f.active > 0 && f.captures === 0,
+    description:
+      'access became active before the money was captured: a buyer could use a purchase that may still be undone (a dirty read)',
   },
 ];
 
@@ -145,7 +158,9 @@ export class Invariants {
                                      AND r.operation = 'refund'))::int AS charged,
                 (SELECT count(*) FROM notifications.mail_handovers m
                   WHERE m.checkout_id = c.id AND m.template = 'welcome')::int AS emails,
-                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active
+                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
+                (SELECT count(*) FROM content.entitlements e
+                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],
@@ -167,6 +182,7 @@ export class Invariants {
         heldAuthorizations: f.held,
         capturedPayments: f.charged,
         activeAccess: f.active,
+        provisionalAccess: f.provisional,
         welcomeEmails: f.emails,
       }));
     return { checked: facts.length, violations, atStake };

@@ -20,6 +20,7 @@ const STEPS = [
   'billing.authorize-payment',
   'content.grant-access',
   'billing.capture-payment',
+  'content.activate-access',
   'notifications.send-welcome-email',
 ];
 /** The consumer that captures, in each mode: its crash before the inbox commit loses a capture's commit. */
