@@ -33,6 +33,23 @@ function plantedTree(files: Record<string, string>): string {
   return dir;
 }
 
+/**
+ * The files under src/ (tests aside) that import EventEmitterModule. Its emitter would call the
+ * `@OnEvent` methods in memory, outside the inbox, swallowing their errors: durable handlers are
+ * delivered by the outbox only (the app also refuses to boot with it). Not a dependency-cruiser
+ * rule: `OnEvent` comes from the same entry point, and the cruiser sees files, not names.
+ */
+function eventEmitterModuleImports(dir: string): string[] {
+  const files = readdirSync(path.join(dir, 'src'), { recursive: true, encoding: 'utf8' }).filter(
+    (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'),
+  );
+  return files.filter((file) =>
+    /import\s*{[^}]*\bEventEmitterModule\b[^}]*}\s*from\s*['"]@nestjs\/event-emitter['"]|require\(\s*['"]@nestjs\/event-emitter['"]\s*\)\.EventEmitterModule/.test(
+      readFileSync(path.join(dir, 'src', file), 'utf8'),
+    ),
+  );
+}
+
 const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
 
 describe('The architecture rules', () => {
@@ -98,6 +115,19 @@ describe('The architecture rules', () => {
 
     expect(code).not.toBe(0);
     expect(output).toContain('pure-domain');
+  });
+
+  it('when the app imports EventEmitterModule, then the architecture check names the file', () => {
+    const dir = tree({
+      'src/modules/billing/billing.module.ts':
+        "import { Module } from '@nestjs/common';\nimport { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';\n" +
+        '@Module({ imports: [EventEmitterModule.forRoot()] })\nexport class BillingModule {}\n',
+      'src/modules/billing/payment.handler.ts':
+        "import { OnEvent } from '@nestjs/event-emitter';\nexport { OnEvent };\n",
+    });
+
+    expect(eventEmitterModuleImports(dir)).toEqual([path.join('modules', 'billing', 'billing.module.ts')]);
+    expect(eventEmitterModuleImports(root)).toEqual([]);
   });
 
   it("when a module's code names a table, then the table is in that module's own schema", () => {

@@ -9,7 +9,7 @@ import type { Delivery } from './message';
 import { OutboxMetrics } from './outbox.metrics';
 import { boundTransaction, isTimeout } from './transaction-bounds';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
-import type { MessageHandler } from './subscriptions';
+import type { Dedup, MessageHandler } from './subscriptions';
 
 /** One delivery, ready to be handled: its payload validated, its consumer fault (if any) decided. */
 export interface InboxDelivery {
@@ -20,6 +20,8 @@ export interface InboxDelivery {
   queue: string;
   /** The handler reaches outside the database: it always runs in a transaction of its own. */
   exclusive: boolean;
+  /** `handler`: a duplicate reaches the handler too (the consumer is idempotent on its own). */
+  dedup?: Dedup;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
   /** An injected `consumer:<name>:before-commit` crash fires on this attempt, once the handler returned. */
@@ -44,8 +46,9 @@ const keyOf = ({ delivery }: InboxDelivery) => `${delivery.id} ${delivery.consum
 
 /**
  * Runs deliveries in transactions that first record (message, consumer) in the inbox: a delivery
- * whose row already exists is a duplicate and does nothing; otherwise the handler's writes, the
- * messages it publishes and the inbox row commit together.
+ * whose row already exists is a duplicate and does nothing (unless its consumer dedups on its own,
+ * `dedup: 'handler'`: then the handler runs anyway, and the row is only the receipt of the first);
+ * otherwise the handler's writes, the messages it publishes and the inbox row commit together.
  *
  * Deliveries of one queue that arrive together share one transaction (group commit): one round
  * trip records all their inbox rows and one commit makes all their effects durable, which is what
@@ -120,8 +123,9 @@ export class Inbox {
         const outcomes: InboxOutcome[] = [];
         for (const item of items) {
           const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
-          if (fresh) await this.runHandler(item);
-          outcomes.push(fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate');
+          const outcome = fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate';
+          if (outcome === 'ok' || (outcome === 'duplicate' && item.dedup === 'handler')) await this.runHandler(item);
+          outcomes.push(outcome);
         }
         return outcomes;
       })

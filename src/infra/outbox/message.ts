@@ -18,10 +18,23 @@ export type PayloadOf<C> = C extends MessageContract<infer P> ? P : never;
 
 const TYPE_NAME = /^[a-z]+\.[a-z0-9-]+\.v[0-9]+$/;
 
+/** Every contract defined so far, by type: what a handler that names only a type (`@OnEvent`) is resolved by. */
+const contracts = new Map<string, MessageContract>();
+
 function define<P extends object>(kind: MessageKind, type: string, payload: new () => P): MessageContract<P> {
   if (!TYPE_NAME.test(type)) throw new Error(`Message type "${type}" must look like module.name.v1`);
-  return Object.freeze({ type, kind, payload });
+  const known = contracts.get(type);
+  if (known && (known.kind !== kind || known.payload !== payload)) {
+    throw new Error(`Message type "${type}" is defined twice, with different payloads or kinds`);
+  }
+  if (known) return known as MessageContract<P>;
+  const contract = Object.freeze({ type, kind, payload });
+  contracts.set(type, contract);
+  return contract;
 }
+
+/** The contract defined for this type (by defineEvent or defineCommand), if any. */
+export const contractOfType = (type: string): MessageContract | undefined => contracts.get(type);
 
 /** A fact that happened, named in the past tense: `billing.payment-authorized.v1`. */
 export const defineEvent = <P extends object>(type: string, payload: new () => P) => define('event', type, payload);

@@ -156,6 +156,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           handle: subscription.handle,
           queue: subscription.queue,
           exclusive: subscription.exclusive,
+          dedup: subscription.dedup,
           injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
           crashBeforeCommit: this.faults.take(`consumer:${delivery.consumer}:before-commit`) === 'crash',
           faultDecisions,

@@ -1,7 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { EVENT_LISTENER_METADATA, EventEmitter2, type OnEventMetadata } from '@nestjs/event-emitter';
 import type { AppRole } from '../../config/app.config';
-import type { Delivery, MessageContract } from './message';
+import { contractOfType, type Delivery, type MessageContract } from './message';
 
 export interface SubscriptionOptions {
   /** The consumer's name, `<module>.<what it does>`: the module's queue carries its deliveries. */
@@ -20,7 +21,22 @@ export interface SubscriptionOptions {
   exclusive?: boolean;
 }
 
-const SubscriptionMetadata = DiscoveryService.createDecorator<SubscriptionOptions & { contracts: MessageContract[] }>();
+/**
+ * Who makes a delivery take effect once: `transport` (the inbox skips a second delivery of the
+ * same message to the same consumer), or `handler` (every delivery, duplicates included, reaches
+ * the handler, which is idempotent on its own; the inbox still records the first as the receipt).
+ */
+export type Dedup = 'transport' | 'handler';
+
+export interface ConsumerOptions extends Omit<SubscriptionOptions, 'consumer'> {
+  /** Default `transport`. */
+  dedup?: Dedup;
+}
+
+type Declared = SubscriptionOptions & ConsumerOptions & { contracts: MessageContract[] };
+
+const SubscriptionMetadata = DiscoveryService.createDecorator<Declared>();
+const ConsumerMetadata = DiscoveryService.createDecorator<ConsumerOptions & { consumer: string }>();
 
 /**
  * Declares a method as the handler of a message type (or of several, for one reaction to any of
@@ -40,6 +56,22 @@ export function OnMessage(
   return SubscriptionMetadata({ contracts: [contract].flat(), ...options });
 }
 
+/**
+ * The lesson's way of writing a durable handler: `@OnEvent(Contract.type)` from
+ * `@nestjs/event-emitter` names what it handles, and this names who handles it. It is discovered
+ * and delivered exactly like `@OnMessage` (outbox, queue, inbox), never by an in-memory emitter:
+ * the app refuses to start with EventEmitterModule loaded.
+ *
+ * ```ts
+ * @OnEvent(MoneyDeposited.type)
+ * @Consumer('wallet.credit', { dedup: 'handler' })
+ * async credit(payload: MoneyDepositedPayload, delivery: Delivery) { ... }
+ * ```
+ */
+export function Consumer(name: string, options: ConsumerOptions = {}): MethodDecorator {
+  return ConsumerMetadata({ consumer: name, ...options });
+}
+
 export type MessageHandler = (payload: object, delivery: Delivery) => Promise<unknown>;
 
 export interface Subscription {
@@ -48,6 +80,7 @@ export interface Subscription {
   queue: string;
   role: AppRole;
   exclusive: boolean;
+  dedup: Dedup;
   contracts: MessageContract[];
   where: Record<string, string>;
   handle: MessageHandler;
@@ -67,31 +100,59 @@ export class Subscriptions implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
+    const providers = this.discovery.getProviders();
+    // Its emitter would call the @OnEvent methods in memory: outside the inbox, and swallowing their errors.
+    if (providers.some((wrapper) => wrapper.token === EventEmitter2)) {
+      throw new Error(
+        'EventEmitterModule is loaded: @OnEvent handlers are delivered through the outbox, never by an in-memory emitter',
+      );
+    }
+    for (const wrapper of providers) {
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || !wrapper.metatype || typeof instance !== 'object') continue;
       for (const method of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
-        const options = this.discovery.getMetadataByDecorator(SubscriptionMetadata, wrapper, method);
-        if (options) this.add(options, (instance[method] as MessageHandler).bind(instance));
+        const declared = this.declared(wrapper.metatype.name, method, instance[method] as MessageHandler);
+        if (declared) this.add(declared, (instance[method] as MessageHandler).bind(instance));
       }
     }
   }
 
+  /** What a method's decorators declare: `@OnMessage`, or `@OnEvent` with `@Consumer`. */
+  private declared(provider: string, method: string, handler: MessageHandler): Declared | undefined {
+    const named = `${provider}.${method}`;
+    const onMessage = Reflect.getMetadata(SubscriptionMetadata.KEY, handler) as Declared | undefined;
+    const consumer = Reflect.getMetadata(ConsumerMetadata.KEY, handler) as ConsumerOptions & { consumer: string };
+    const onEvents = (Reflect.getMetadata(EVENT_LISTENER_METADATA, handler) ?? []) as OnEventMetadata[];
+    if (onMessage && (consumer || onEvents.length > 0)) {
+      throw new Error(`${named} has both @OnMessage and @OnEvent/@Consumer: choose one form`);
+    }
+    if (onMessage) return onMessage;
+    if (!consumer && onEvents.length === 0) return undefined;
+    if (!consumer) throw new Error(`${named} has @OnEvent but no @Consumer: name the consumer that handles it`);
+    if (onEvents.length === 0) throw new Error(`${named} has @Consumer but no @OnEvent: say which message it handles`);
+    const contracts = onEvents
+      .flatMap(({ event }) => [event].flat())
+      .map((type) => {
+        const contract = typeof type === 'string' ? contractOfType(type) : undefined;
+        if (!contract) {
+          throw new Error(
+            `${named}: @OnEvent(${String(type)}) names no message type defined by defineEvent or defineCommand`,
+          );
+        }
+        return contract;
+      });
+    return { ...consumer, contracts };
+  }
+
   private add(
-    {
-      consumer,
-      contracts,
-      where = {},
-      role = 'worker',
-      exclusive = false,
-    }: SubscriptionOptions & { contracts: MessageContract[] },
+    { consumer, contracts, where = {}, role = 'worker', exclusive = false, dedup = 'transport' }: Declared,
     handle: MessageHandler,
   ) {
     const module = CONSUMER_NAME.exec(consumer)?.[1];
     if (!module) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
     if (this.byConsumer.has(consumer)) throw new Error(`Consumer "${consumer}" is declared twice`);
     const queue = role === 'worker' ? module : `${module}-${role}`;
-    const subscription = { consumer, queue, role, exclusive, contracts, where, handle };
+    const subscription = { consumer, queue, role, exclusive, dedup, contracts, where, handle };
     this.byConsumer.set(consumer, subscription);
     for (const { type } of contracts) this.byType.set(type, [...(this.byType.get(type) ?? []), subscription]);
   }

@@ -1,0 +1,272 @@
+#!/usr/bin/env node
+// `npm run exercise -- NN` runs exercise NN (test/exercises/NN-*/) against your starter.ts and
+// tells the story as it goes; `-- NN --solution` runs the reference answer; `-- NN --wrong <what>`
+// runs wrong-<what>.ts, a wrong answer people often write. The last line says green, or which
+// invariant is still broken.
+//
+// `npm test` uses checkTargets() from here: every starter and wrong answer must be red, and every
+// further solution (solution-<style>.ts) green.
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { stripVTControlCharacters } = require('node:util');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const exercisesDir = path.join(root, 'test', 'exercises');
+const color = (code) => (text) => (process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text);
+const green = color('32');
+const red = color('31');
+const bold = color('1');
+const dim = color('2');
+
+/** Every exercise folder (NN-slug), with its spec when it has one. */
+function exercises() {
+  return readdirSync(exercisesDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && /^\d\d-/.test(entry.name))
+    .map((entry) => {
+      const dir = path.join(exercisesDir, entry.name);
+      const spec = readdirSync(dir).find((file) => file.endsWith('.spec.ts'));
+      return { name: entry.name, number: entry.name.slice(0, 2), dir, spec: spec && path.join(dir, spec) };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The answers in a folder besides solution.ts, and what each must do: starter and wrong-* red, solution-* green. */
+function targetsOf(exercise) {
+  return readdirSync(exercise.dir)
+    .map((file) => /^(starter|wrong-[\w-]+|solution-[\w-]+)\.ts$/.exec(file)?.[1])
+    .filter(Boolean)
+    .sort()
+    .map((target) => ({ target, expect: target.startsWith('solution') ? 'green' : 'red' }));
+}
+
+/** The node to run Jest with: this one when it is new enough, else a Node 24 from scripts/node24.sh. */
+function nodeBinary() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 15)) return process.execPath;
+  const found = spawnSync('bash', [path.join(__dirname, 'node24.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (found.status !== 0) {
+    console.error(`This project needs Node 22.15 or newer (this is ${process.version}), and none could be fetched.`);
+    process.exit(1);
+  }
+  return path.join(found.stdout.trim(), 'node');
+}
+
+/**
+ * Runs one exercise's spec against one answer. Resolves with Jest's exit code and its JSON
+ * results. `quiet` keeps Jest's own output (returned as `output`) instead of showing it.
+ */
+function runSpec(exercise, target, { narrate = false, quiet = false } = {}) {
+  const work = mkdtempSync(path.join(tmpdir(), 'exercise-'));
+  const outputFile = path.join(work, 'results.json');
+  const args = [
+    require.resolve('jest/bin/jest'),
+    exercise.spec,
+    '--maxWorkers=1',
+    '--json',
+    `--outputFile=${outputFile}`,
+    ...(narrate ? ['--verbose'] : []),
+  ];
+  const startedAt = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(nodeBinary(), args, {
+      cwd: root,
+      env: { ...process.env, EXERCISE_TARGET: target, EXERCISE_NARRATE: narrate ? '1' : '' },
+      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code) => {
+      let results;
+      try {
+        results = JSON.parse(readFileSync(outputFile, 'utf8'));
+      } catch {
+        results = undefined;
+      }
+      rmSync(work, { recursive: true, force: true });
+      resolve({ code: code ?? 1, results, output, seconds: (Date.now() - startedAt) / 1000 });
+    });
+  });
+}
+
+/** What a run came to: green, red (with the tests that failed), or did not run at all. */
+function verdictOf({ code, results }) {
+  const suite = results?.testResults?.[0];
+  if (
+    !results ||
+    !suite ||
+    (suite.testExecError ?? (suite.status === 'failed' && suite.assertionResults.length === 0))
+  ) {
+    const message = suite?.message || suite?.testExecError?.message || 'Jest did not report any result';
+    return { kind: 'broken', message: message.trim().split('\n').slice(0, 8).join('\n') };
+  }
+  const failed = suite.assertionResults.filter((test) => test.status === 'failed');
+  if (code === 0 && failed.length === 0) return { kind: 'green', total: suite.assertionResults.length };
+  return {
+    kind: 'red',
+    total: suite.assertionResults.length,
+    failed: failed.map((test) => ({
+      title: test.title,
+      why: whyOf(test.failureMessages?.[0] ?? ''),
+    })),
+  };
+}
+
+/** What broke, from a failure: its first line, and Jest's Expected/Received lines if it has them. */
+function whyOf(failure) {
+  const lines = stripVTControlCharacters(failure)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !/^at /.test(line));
+  const values = lines.filter((line) => /^(Expected|Received)\b/.test(line)).slice(0, 2);
+  return [lines[0]?.replace(/^Error: /, ''), ...values].filter(Boolean).join('\n      ');
+}
+
+/** The exercise's title and its "What to look for", from its README. */
+function header(exercise, target) {
+  const readme = path.join(exercise.dir, 'README.md');
+  const text = existsSync(readme) ? readFileSync(readme, 'utf8') : '';
+  const title = /^# (.+)$/m.exec(text)?.[1] ?? exercise.name;
+  const section = text.split(/^## /m).find((part) => /^What to look for/i.test(part));
+  const look = section?.split('\n').slice(1).join('\n').trim();
+  const lines = [
+    '',
+    bold(`Exercise ${title}`),
+    dim(`${path.relative(root, readme)} tells the story; running against ${target}.ts`),
+  ];
+  if (look)
+    lines.push(
+      '',
+      bold('What to look for'),
+      ...look
+        .split('\n')
+        .slice(0, 12)
+        .map((line) => `  ${line}`),
+    );
+  lines.push('');
+  return lines.join('\n');
+}
+
+function usage() {
+  console.error(
+    'Usage: npm run exercise -- NN [--solution | --wrong <what>]\n' +
+      '       npm run exercise -- --check   (every starter and wrong answer red, every solution-* green)\n' +
+      `Exercises: ${exercises()
+        .map((e) => e.name)
+        .join(', ')}`,
+  );
+  process.exit(2);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  if (args.includes('--check')) {
+    await require('./services').ensureServices();
+    process.exit(await checkTargets());
+  }
+  const number = args.find((arg) => /^\d{1,2}$/.test(arg));
+  if (!number) usage();
+  const exercise = exercises().find((e) => e.number === number.padStart(2, '0'));
+  if (!exercise) usage();
+  const wrong = args.indexOf('--wrong');
+  const given = args.indexOf('--target');
+  const target = args.includes('--solution')
+    ? 'solution'
+    : wrong >= 0
+      ? `wrong-${(args[wrong + 1] ?? '').replace(/^wrong-/, '').replace(/\.ts$/, '')}`
+      : given >= 0
+        ? args[given + 1]
+        : 'starter';
+
+  if (!exercise.spec) {
+    console.log(header(exercise, 'README'));
+    console.log(
+      `This exercise has no code to run: follow ${path.relative(root, path.join(exercise.dir, 'README.md'))}.`,
+    );
+    return;
+  }
+  if (!existsSync(path.join(exercise.dir, `${target}.ts`))) {
+    const known = ['solution', ...targetsOf(exercise).map((t) => t.target)].join(', ');
+    console.error(`${exercise.name} has no ${target}.ts (it has ${known})`);
+    process.exit(2);
+  }
+
+  await require('./services').ensureServices();
+  console.log(header(exercise, target));
+  const run = await runSpec(exercise, target, { narrate: true });
+  const verdict = verdictOf(run);
+  const file = path.relative(root, path.join(exercise.dir, `${target}.ts`));
+  console.log('');
+  if (verdict.kind === 'green') {
+    console.log(green(`✔ GREEN: ${file} keeps every invariant of ${exercise.name} (${run.seconds.toFixed(1)} s)`));
+    return;
+  }
+  if (verdict.kind === 'broken') {
+    console.log(red(`✘ ${file} did not run:\n${verdict.message}`));
+  } else {
+    console.log(red(`✘ RED: ${verdict.failed.length} of ${verdict.total} still broken with ${file}:`));
+    for (const { title, why } of verdict.failed) console.log(red(`  ✘ ${title}${why ? `\n      ${why}` : ''}`));
+    if (target === 'starter') console.log(dim(`  Edit ${file} until this turns green (the README has hints).`));
+  }
+  process.exit(1);
+}
+
+/**
+ * Every exercise's starter and wrong answers must be red (failing on an invariant, not failing to
+ * run), and every solution-<style>.ts green; two runs at a time. Returns the exit code.
+ */
+async function checkTargets({ parallel = 2 } = {}) {
+  const runs = exercises()
+    .filter((exercise) => exercise.spec)
+    .flatMap((exercise) => targetsOf(exercise).map((t) => ({ exercise, ...t })));
+  if (runs.length === 0) return 0;
+  console.log(`\nExercise answers that must be red (starter, wrong-*) or green (solution-*): ${runs.length}`);
+  const startedAt = Date.now();
+  const problems = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < runs.length) {
+      const { exercise, target, expect } = runs[next++];
+      const run = await runSpec(exercise, target, { quiet: true });
+      const verdict = verdictOf(run);
+      const name = `${exercise.name}/${target}.ts`;
+      const seconds = `${run.seconds.toFixed(1)} s`;
+      if (verdict.kind === expect) {
+        const detail = expect === 'red' ? `${verdict.failed.length} of ${verdict.total} failed` : 'passed';
+        console.log(`  ${green('✔')} ${name}: ${expect} as it must be (${detail}, ${seconds})`);
+      } else {
+        const said =
+          verdict.kind === 'broken'
+            ? `did not run: ${verdict.message}`
+            : verdict.kind === 'green'
+              ? 'PASSED: it must be red, or the exercise teaches nothing'
+              : `is red: ${verdict.failed.map((f) => `${f.title}: ${f.why}`).join('; ')}`;
+        console.log(`  ${red('✘')} ${name} ${said} (${seconds})`);
+        problems.push(name);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, runs.length) }, lane));
+  const took = `${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
+  if (problems.length > 0) {
+    console.log(red(`Exercise answers not as they must be: ${problems.join(', ')} (${took})`));
+    return 1;
+  }
+  console.log(green(`Every exercise answer is as it must be (${took})`));
+  return 0;
+}
+
+module.exports = { checkTargets };
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
