@@ -69,6 +69,7 @@ const STEPS = [
   'billing.authorize-payment',
   'content.grant-access',
   'billing.capture-payment',
+  'content.activate-access',
   'notifications.send-welcome-email',
 ];
 

@@ -19,6 +19,7 @@ export const STEPS = [
   'billing.authorize-payment',
   'content.grant-access',
   'billing.capture-payment',
+  'content.activate-access',
   'notifications.send-welcome-email',
 ];
 export const COMPENSATIONS = ['content.revoke-access', 'billing.void-authorization'];
@@ -30,7 +31,7 @@ const ROW = 16;
 const PX_PER_MS = 0.12;
 const MAX_GAP = 60;
 
-/** The step a delivery performed, if it is one of the five: consumers are named after their step. @param {Entry} entry */
+/** The step a delivery performed, if it is one of the six: consumers are named after their step. @param {Entry} entry */
 export const stepOf = (entry) => {
   const name = entry.consumer?.replace(/-command$/, '');
   return name && STEPS.includes(name) ? name : undefined;

@@ -154,7 +154,7 @@ function head(checkout) {
   );
 }
 
-/** The five steps, each with a word and an icon for where it stands. @param {Checkout} checkout @param {any[]} timeline */
+/** The six steps, each with a word and an icon for where it stands. @param {Checkout} checkout @param {any[]} timeline */
 function stepList(checkout, timeline) {
   const handled = new Set(timeline.map((e) => (e.kind === 'handled' ? stepOf(e) : undefined)).filter(Boolean));
   const refusedAt = checkout.failureReason ? REFUSED_AT[checkout.failureReason] : undefined;

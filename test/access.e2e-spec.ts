@@ -40,6 +40,7 @@ const ACCESS: Row[] = [
   row('GET /plans',                                  [200, 200, 200, 200]),
   row('POST /users',                                 [201, 201, 201, 201], 'none', () => CheckoutClient.userBody()),
   row('GET /users/{id}',                             [401, 404, 200, 200], 'user'),
+  row('GET /users/{id}/access',                      [401, 404, 200, 200], 'user'),
   row('POST /admin/users/{id}/block',                [401, 401, 401, 200], 'user'),
   row('POST /admin/users/{id}/unblock',              [401, 401, 401, 200], 'user'),
   row('POST /checkouts',                             [401, 403, 202, 202], 'none', ({ buyer }) => CheckoutClient.checkoutBody({ userId: buyer.id })),
@@ -159,6 +160,7 @@ describe('Access to every route', () => {
       [`/checkouts/${fixture.checkoutId}`, `/checkouts/${missing}`],
       [`/checkouts/${fixture.checkoutId}/timeline`, `/checkouts/${missing}/timeline`],
       [`/users/${fixture.buyer.id}`, `/users/${missing}`],
+      [`/users/${fixture.buyer.id}/access`, `/users/${missing}/access`],
     ]) {
       const theirs = await client.as(other.id, app.http().get(path)).expect(404);
       const nobody = await client.as(other.id, app.http().get(none)).expect(404);

@@ -13,6 +13,7 @@ export const INVARIANT_RULES = [
   'missing-capture',
   'missing-access',
   'access-for-nothing',
+  'access-without-capture',
   'missing-correction',
   'double-correction',
   'correction-no-refund',
@@ -35,6 +36,8 @@ export interface AtStake {
   /** Approved captures not refunded: money taken. */
   capturedPayments: number;
   activeAccess: number;
+  /** Granted but not yet active (ADR 0011): a person either lets the capture activate it or revokes it. */
+  provisionalAccess: number;
   welcomeEmails: number;
 }
 
@@ -60,8 +63,10 @@ interface CheckoutFacts {
   emails: number;
   /** Emails correcting the welcome after a refund, handed to the mail transport. */
   corrections: number;
-  /** Active entitlements. */
+  /** Active entitlements: access the buyer can use. */
   active: number;
+  /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0011). */
+  provisional: number;
 }
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
@@ -111,13 +116,21 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
   },
   {
     rule: 'missing-access',
+    // A provisional grant is not access: a sale whose grant was never activated lacks it.
     broken: (f) => f.status === 'COMPLETED' && f.active !== 1,
-    description: 'a completed checkout without exactly one active entitlement',
+    description: 'a completed checkout without exactly one active entitlement (a provisional one does not count)',
   },
   {
     rule: 'access-for-nothing',
-    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.active > 0,
-    description: 'a checkout that did not sell still grants access',
+    // A provisional grant left behind is a lock never released: the buyer is told the purchase is being confirmed.
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.active + f.provisional > 0,
+    description: 'a checkout that did not sell still grants access, active or provisional',
+  },
+  {
+    rule: 'access-without-capture',
+    broken: (f) => IN_FLIGHT.has(f.status) && f.active > 0 && f.captures === 0,
+    description:
+      'access became active before the money was captured: a buyer could use a purchase that may still be undone (a dirty read)',
   },
   // An email cannot be taken back: a refund after the welcome is compensated by a second email.
   // Nothing in the checkout's status waits for it, so for the moment between a refund and its
@@ -173,7 +186,9 @@ export class Invariants {
                   WHERE m.checkout_id = c.id AND m.template = 'welcome')::int AS emails,
                 (SELECT count(*) FROM notifications.mail_handovers m
                   WHERE m.checkout_id = c.id AND m.template = 'welcome-correction')::int AS corrections,
-                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active
+                (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
+                (SELECT count(*) FROM content.entitlements e
+                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],
@@ -195,6 +210,7 @@ export class Invariants {
         heldAuthorizations: f.held,
         capturedPayments: f.charged,
         activeAccess: f.active,
+        provisionalAccess: f.provisional,
         welcomeEmails: f.emails,
       }));
     return { checked: facts.length, violations, atStake };

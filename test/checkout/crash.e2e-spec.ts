@@ -20,6 +20,7 @@ const STEPS = [
   'billing.authorize-payment',
   'content.grant-access',
   'billing.capture-payment',
+  'content.activate-access',
   'notifications.send-welcome-email',
 ];
 /** The consumer that captures, in each mode: its crash before the inbox commit loses a capture's commit. */
@@ -53,7 +54,7 @@ const settings = {
   SAGA_PIVOT_ATTEMPTS: '8',
   SAGA_SWEEP_INTERVAL_MS: '200',
   CHECKOUT_STALLED_AFTER_MS: '120000',
-  // This test kills the process nine times in a row, and a job in flight at each kill counts as a
+  // This test kills the process ten times in a row, and a job in flight at each kill counts as a
   // crash of its handler: a limit of three would dead-letter innocent deliveries (ADR 0009).
   OUTBOX_CRASH_LIMIT: '50',
 };
@@ -147,11 +148,14 @@ describe('A process killed at any line', () => {
   // CRASH_POINTS=point,point... runs only those (to look into one, or to see a planted fault caught).
   const only = process.env.CRASH_POINTS?.split(',');
   const chosen = (points: string[]) => points.filter((point) => !only || only.includes(point));
+  // Two lanes of ten points per mode: the steps up to the grant and the relay; the capture and
+  // what follows it, and the capturing consumer.
   const cases = MODES.flatMap((mode) => {
     const points = crashPoints(mode);
+    const [relay, consumer] = points.slice(-2);
     return [
-      [mode, 'up to the grant', chosen(points.slice(0, 9))],
-      [mode, 'from the capture on, and the transport', chosen(points.slice(9))],
+      [mode, 'up to the grant, and the relay', chosen([...points.slice(0, 9), relay])],
+      [mode, 'from the capture on, and the capturing consumer', chosen([...points.slice(9, -2), consumer])],
     ] as const;
   }).filter(([, , points]) => points.length > 0);
 
@@ -192,6 +196,6 @@ describe('A process killed at any line', () => {
       expect(violations.length).toBeLessThanOrEqual(lane.crashed.length);
     },
     // Each point costs a process start and a crash: minutes in all, most of it Nest booting.
-    600_000,
+    900_000,
   );
 });

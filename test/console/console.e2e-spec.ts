@@ -12,6 +12,7 @@ const STEP_LANES: Record<string, string> = {
   'billing.authorize-payment': 'billing',
   'content.grant-access': 'content',
   'billing.capture-payment': 'billing',
+  'content.activate-access': 'content',
   'notifications.send-welcome-email': 'notifications',
 };
 const SLOW = { timeout: 30_000 };
@@ -73,7 +74,7 @@ async function enterAdminToken(page: Page): Promise<void> {
   await page.waitForSelector('[data-access=operator]');
 }
 
-/** The five steps as the page draws them: handled, on the lane of the module that owns each. */
+/** The six steps as the page draws them: handled, on the lane of the module that owns each. */
 const stepsOnLanes = (page: Page, id: string) =>
   page.$$eval(`.panel[data-checkout-id="${id}"] g.entry[data-kind=handled][data-step]`, (entries) =>
     Object.fromEntries(entries.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-lane')])),
@@ -123,7 +124,7 @@ describe('The checkout console, in Chromium', () => {
   });
 
   it.each(['choreography', 'orchestration'])(
-    'when a happy checkout is started in %s from the page, then it shows COMPLETED with the five steps on their lanes',
+    'when a happy checkout is started in %s from the page, then it shows COMPLETED with the six steps on their lanes',
     async (mode) => {
       const { page, screenshot } = await open();
 

@@ -11,7 +11,7 @@ const SERVER = 2;
 const PRODUCER = 4;
 const CONSUMER = 5;
 
-/** The message each of the five steps is started by, in each mode. */
+/** The message each of the six steps is started by, in each mode. */
 const STEPS = {
   choreography: [
     'checkout.checkout-requested.v1',
@@ -19,12 +19,14 @@ const STEPS = {
     'billing.payment-authorized.v1',
     'content.access-granted.v1',
     'billing.payment-captured.v1',
+    'content.access-activated.v1',
   ],
   orchestration: [
     'identity.verify-user.v1',
     'billing.authorize-payment.v1',
     'content.grant-access.v1',
     'billing.capture-payment.v1',
+    'content.activate-access.v1',
     'notifications.send-welcome-email.v1',
   ],
 };
@@ -105,7 +107,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
   const byId = (spans: ReceivedSpan[]) => new Map(spans.map((span) => [span.spanId, span]));
 
   it.each(['choreography', 'orchestration'] as const)(
-    'when a %s checkout completes, then it is one trace from POST /checkouts through the five steps, relayed by the other process',
+    'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, relayed by the other process',
     async (mode) => {
       const correlationId = `trace-${randomUUID()}`;
       const user = await client.createUser();

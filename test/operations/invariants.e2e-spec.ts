@@ -175,6 +175,26 @@ describe('The invariant checker, on planted violations', () => {
     expect(gained).toEqual([{ checkoutId: id, rule: 'missing-access' }]);
   });
 
+  it('when a completed checkout holds only a provisional grant (never activated), then missing-access', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE content.entitlements SET status = 'provisional' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-access' }]);
+  });
+
+  it('when a failed checkout still holds a provisional grant (never revoked), then access-for-nothing', async () => {
+    const id = await checkout('capture-declined');
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE content.entitlements SET status = 'provisional' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'access-for-nothing' }]);
+  });
+
   it('when a failed checkout still grants access, then access-for-nothing', async () => {
     const id = await checkout('capture-declined');
 
@@ -227,6 +247,23 @@ describe('The invariant checker, on planted violations', () => {
       return id;
     };
 
+    it('when a pending checkout holds a provisional grant while its capture is awaited, then it reports nothing', async () => {
+      const id = await pending();
+
+      expect(await client.effects(id)).toMatchObject({ payment: 'authorized', entitlement: 'provisional' });
+      expect((await report()).violations.filter((v) => v.checkoutId === id)).toEqual([]);
+    });
+
+    it('when a pending checkout has active access before its capture, then access-without-capture', async () => {
+      const id = await pending();
+
+      const gained = await planted(() =>
+        app.database.query(`UPDATE content.entitlements SET status = 'active' WHERE checkout_id = $1`, [id]),
+      );
+
+      expect(gained).toEqual([{ checkoutId: id, rule: 'access-without-capture' }]);
+    });
+
     it('when a pending checkout was captured twice at the gateway, then double-charge', async () => {
       const id = await pending();
 
@@ -260,6 +297,7 @@ describe('The invariant checker, on planted violations', () => {
           heldAuthorizations: 1,
           capturedPayments: 0,
           activeAccess: 0,
+          provisionalAccess: 0,
           welcomeEmails: 0,
         },
       ]);

@@ -72,12 +72,12 @@ export const STEP_FAULT_CASES: StepFaultCase[] = [
       { status: 'FAILED', payment: 'voided', entitlement: 'revoked', emails: 0 },
       stalled({ payment: 'authorized', emails: 0 }),
     ],
-    ['timeout-after', 'once', completed, stalled({ payment: 'authorized', entitlement: 'active', emails: 0 })],
+    ['timeout-after', 'once', completed, stalled({ payment: 'authorized', entitlement: 'provisional', emails: 0 })],
     [
       'timeout-after',
       'every time',
       { status: 'FAILED', payment: 'voided', entitlement: 'revoked', emails: 0 },
-      stalled({ payment: 'authorized', entitlement: 'active', emails: 0 }),
+      stalled({ payment: 'authorized', entitlement: 'provisional', emails: 0 }),
     ],
   ]),
   // The pivot: a refusal is undone in reverse order; silence is never undone blind.
@@ -94,12 +94,36 @@ export const STEP_FAULT_CASES: StepFaultCase[] = [
       { status: 'FAILED', payment: 'voided', entitlement: 'revoked', emails: 0 },
       { status: 'FAILED', payment: 'voided', entitlement: 'revoked', emails: 0 },
     ],
-    ['timeout-before', 'once', completed, stalled({ payment: 'authorized', entitlement: 'active', emails: 0 })],
+    ['timeout-before', 'once', completed, stalled({ payment: 'authorized', entitlement: 'provisional', emails: 0 })],
     [
       'timeout-before',
       'every time',
-      stalled({ payment: 'authorized', entitlement: 'active', emails: 0 }),
-      stalled({ payment: 'authorized', entitlement: 'active', emails: 0 }),
+      stalled({ payment: 'authorized', entitlement: 'provisional', emails: 0 }),
+      stalled({ payment: 'authorized', entitlement: 'provisional', emails: 0 }),
+    ],
+    ['timeout-after', 'once', completed, stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 })],
+    [
+      'timeout-after',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
+    ],
+  ]),
+  // After the pivot: the provisional grant made active, retried until done, never compensated.
+  ...cases('content.activate-access', [
+    ['fail', 'once', completed, completed],
+    [
+      'fail',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
+    ],
+    ['timeout-before', 'once', completed, stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 })],
+    [
+      'timeout-before',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
+      stalled({ payment: 'captured', entitlement: 'provisional', emails: 0 }),
     ],
     ['timeout-after', 'once', completed, stalled({ payment: 'captured', entitlement: 'active', emails: 0 })],
     [

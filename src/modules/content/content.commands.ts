@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { StepFaults } from '../../infra/faults/step-faults';
 import { answer, CommandExecution, OnMessage } from '../../infra/outbox';
-import type { CompensationCommandPayload } from '../checkout/contracts';
+import type { CompensationCommandPayload, SagaCommandPayload } from '../checkout/contracts';
+import { ActivateAccess, activationAnswer } from './activate-access/activate-access.handler';
+import { injectedFailure, STEP as ACTIVATE_STEP } from './activate-access/activate-access.reaction';
 import {
   AccessRevoked,
+  ActivateAccessCommand,
   ContentStepFailed,
   GrantAccessCommand,
   type GrantAccessCommandPayload,
@@ -17,6 +20,7 @@ import { RevokeAccess } from './revoke-access/revoke-access.handler';
 export class ContentCommands {
   constructor(
     private readonly grantAccess: GrantAccess,
+    private readonly activateAccess: ActivateAccess,
     private readonly revokeAccess: RevokeAccess,
     private readonly steps: StepFaults,
     private readonly commands: CommandExecution,
@@ -36,6 +40,24 @@ export class ContentCommands {
         return run.answered && run.result ? grantAnswer(command, run.result) : undefined;
       },
       (error) => answer(ContentStepFailed, { checkoutId: command.checkoutId, step, error, attempt: command.attempt }),
+    );
+  }
+
+  @OnMessage(ActivateAccessCommand, { consumer: 'content.activate-access-command' })
+  activate(command: SagaCommandPayload): Promise<void> {
+    return this.commands.execute(
+      { aggregateId: command.checkoutId },
+      async () => {
+        const run = await this.steps.run(ACTIVATE_STEP, () => this.activateAccess.execute(command), injectedFailure);
+        return run.answered && run.result ? activationAnswer(command.checkoutId, run.result) : undefined;
+      },
+      (error) =>
+        answer(ContentStepFailed, {
+          checkoutId: command.checkoutId,
+          step: ACTIVATE_STEP,
+          error,
+          attempt: command.attempt,
+        }),
     );
   }
 

@@ -1,14 +1,18 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { IdentityModule } from '../identity';
+import { ActivateAccess } from './activate-access/activate-access.handler';
+import { ActivateAccessReaction } from './activate-access/activate-access.reaction';
 import { ContentApi } from './content.api';
 import { ContentCommands } from './content.commands';
 import { EntitlementsRepository } from './database/entitlements.repository';
 import { CreateContentSchema1795970000300 } from './database/migrations/1795970000300-create-content-schema';
 import { CreateContentTables1795970002300 } from './database/migrations/1795970002300-create-content-tables';
+import { AddProvisionalEntitlements1795970005300 } from './database/migrations/1795970005300-add-provisional-entitlements';
 import { GrantAccess } from './grant-access/grant-access.handler';
 import { GrantAccessReaction } from './grant-access/grant-access.reaction';
 import { Licensing } from './licensing/licensing';
+import { ReadAccessController } from './read-access/read-access.controller';
 import { RevokeAccess } from './revoke-access/revoke-access.handler';
 import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
 
@@ -16,18 +20,27 @@ import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
 @Module({
   imports: [
     IdentityModule,
-    DatabaseModule.forFeature({ migrations: [CreateContentSchema1795970000300, CreateContentTables1795970002300] }),
+    DatabaseModule.forFeature({
+      migrations: [
+        CreateContentSchema1795970000300,
+        CreateContentTables1795970002300,
+        AddProvisionalEntitlements1795970005300,
+      ],
+    }),
   ],
+  controllers: [ReadAccessController],
   providers: [
     ContentApi,
     Licensing,
     EntitlementsRepository,
     GrantAccess,
+    ActivateAccess,
     RevokeAccess,
     GrantAccessReaction,
+    ActivateAccessReaction,
     RevokeAccessReaction,
     ContentCommands,
   ],
-  exports: [ContentApi, GrantAccess, RevokeAccess],
+  exports: [ContentApi, GrantAccess, ActivateAccess, RevokeAccess],
 })
 export class ContentModule {}

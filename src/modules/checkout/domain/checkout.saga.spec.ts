@@ -7,6 +7,7 @@ const VERIFY = 'identity.verify-user';
 const AUTHORIZE = 'billing.authorize-payment';
 const GRANT = 'content.grant-access';
 const CAPTURE = 'billing.capture-payment';
+const ACTIVATE = 'content.activate-access';
 const EMAIL = 'notifications.send-welcome-email';
 
 /** Given these inputs, from a new saga... */
@@ -21,7 +22,7 @@ const when = (saga: Saga, input: SagaInput) => ({
   commands: decide(saga, input, policy),
 });
 const upTo = (step: ForwardStep) => {
-  const order = [VERIFY, AUTHORIZE, GRANT, CAPTURE, EMAIL] as const;
+  const order = [VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL] as const;
   return [start, ...order.slice(0, order.indexOf(step)).map((s) => done(s))];
 };
 
@@ -38,7 +39,7 @@ describe('the orchestrated checkout saga', () => {
       const { saga, commands } = when(given(...upTo(EMAIL)), done(EMAIL));
 
       expect(saga).toMatchObject({ status: 'COMPLETED', outcome: 'completed' });
-      expect(Object.values(saga.steps).map((s) => s.status)).toEqual(Array(5).fill('DONE'));
+      expect(Object.values(saga.steps).map((s) => s.status)).toEqual(Array(6).fill('DONE'));
       expect(commands).toEqual([]);
     });
 
@@ -49,6 +50,28 @@ describe('the orchestrated checkout saga', () => {
 
       expect(saga).toBe(before);
       expect(commands).toEqual([]);
+    });
+  });
+
+  describe('the provisional grant', () => {
+    it('given the capture done, then the access is activated before the welcome email is sent', () => {
+      const captured = when(given(...upTo(CAPTURE)), done(CAPTURE));
+
+      expect(captured.commands).toEqual([{ step: ACTIVATE, kind: 'action', executes: ACTIVATE, attempt: 1 }]);
+      expect(when(captured.saga, done(ACTIVATE)).commands).toEqual([
+        { step: EMAIL, kind: 'action', executes: EMAIL, attempt: 1 },
+      ]);
+    });
+
+    it('given the capture declined, then the access is never activated: the provisional grant is revoked', () => {
+      const { saga, commands } = when(given(...upTo(CAPTURE)), {
+        type: 'refused',
+        step: CAPTURE,
+        reason: 'capture-declined',
+      });
+
+      expect(commands.map((c) => c.executes)).toEqual(['content.revoke-access']);
+      expect(saga.steps[ACTIVATE].status).toBe('PENDING');
     });
   });
 
@@ -160,6 +183,13 @@ describe('the orchestrated checkout saga', () => {
       expect(saga.steps[CAPTURE].status).toBe('DONE');
     });
 
+    it('given the activation never answered, when its limit is reached, then a person is asked, never compensation: the money was taken', () => {
+      const { saga } = when(given(...upTo(ACTIVATE), ...times(2, deadline)), deadline);
+
+      expect(saga).toMatchObject({ status: 'INTERVENTION', current: ACTIVATE, toUndo: [] });
+      expect(saga.steps[CAPTURE].status).toBe('DONE');
+    });
+
     it('given the verification never answered, when its limit is reached, then it fails with nothing to undo', () => {
       const { saga } = when(given(start, ...times(2, deadline)), deadline);
 
@@ -171,8 +201,8 @@ describe('the orchestrated checkout saga', () => {
 
       const { saga, commands } = when(stuck, done(CAPTURE));
 
-      expect(saga).toMatchObject({ status: 'RUNNING', current: EMAIL, intervention: undefined });
-      expect(commands).toEqual([{ step: EMAIL, kind: 'action', executes: EMAIL, attempt: 1 }]);
+      expect(saga).toMatchObject({ status: 'RUNNING', current: ACTIVATE, intervention: undefined });
+      expect(commands).toEqual([{ step: ACTIVATE, kind: 'action', executes: ACTIVATE, attempt: 1 }]);
     });
   });
 

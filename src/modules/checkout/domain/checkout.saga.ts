@@ -29,6 +29,8 @@ export const CHECKOUT_SAGA: readonly StepDefinition[] = [
   { step: 'billing.authorize-payment', class: 'compensable', compensation: 'billing.void-authorization' },
   { step: 'content.grant-access', class: 'compensable', compensation: 'content.revoke-access' },
   { step: 'billing.capture-payment', class: 'pivot' },
+  // The capture lifts the grant's semantic lock: access becomes usable only once the money is taken.
+  { step: 'content.activate-access', class: 'retriable' },
   { step: 'notifications.send-welcome-email', class: 'retriable' },
 ];
 

@@ -1,12 +1,17 @@
 export const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'REJECTED', 'FAILED', 'INTERVENTION'] as const;
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
-/** The five steps, in the order the pivot rule gives: cheap and reversible first, irreversible last. */
+/**
+ * The six steps, in the order the pivot rule gives: cheap and reversible first, irreversible last.
+ * The grant is provisional until the capture; activating it comes before the email, so that the
+ * email never welcomes a buyer to access they cannot use yet (ADR 0011).
+ */
 export const FORWARD_STEPS = [
   'identity.verify-user',
   'billing.authorize-payment',
   'content.grant-access',
   'billing.capture-payment',
+  'content.activate-access',
   'notifications.send-welcome-email',
 ] as const;
 /** The compensations, in the order they run: the reverse of the steps they undo. */

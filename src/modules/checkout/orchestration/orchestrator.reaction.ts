@@ -10,7 +10,13 @@ import {
   PaymentDeclined,
   PaymentVoided,
 } from '../../billing/contracts';
-import { AccessGranted, AccessRefused, AccessRevoked, ContentStepFailed } from '../../content/contracts';
+import {
+  AccessActivated,
+  AccessGranted,
+  AccessRefused,
+  AccessRevoked,
+  ContentStepFailed,
+} from '../../content/contracts';
 import { BuyerRejected, BuyerVerified, IdentityStepFailed } from '../../identity/contracts';
 import { NotificationsStepFailed, WelcomeEmailSent } from '../../notifications/contracts';
 import { ORCHESTRATED, type StepFailedPayload } from '../contracts';
@@ -31,6 +37,7 @@ const INPUTS: Record<string, (reply: Reply) => SagaInput> = {
   [AccessRefused.type]: (r) => ({ type: 'refused', step: 'content.grant-access', reason: r.reason! }),
   [PaymentCaptured.type]: () => ({ type: 'done', step: 'billing.capture-payment' }),
   [CaptureDeclined.type]: (r) => ({ type: 'refused', step: 'billing.capture-payment', reason: r.reason! }),
+  [AccessActivated.type]: () => ({ type: 'done', step: 'content.activate-access' }),
   [WelcomeEmailSent.type]: () => ({ type: 'done', step: 'notifications.send-welcome-email' }),
   [PaymentVoided.type]: () => ({ type: 'done', step: 'billing.authorize-payment', undoing: true }),
   [AccessRevoked.type]: () => ({ type: 'done', step: 'content.grant-access', undoing: true }),
@@ -80,6 +87,7 @@ export class OrchestratorReaction {
       AccessGranted,
       AccessRefused,
       AccessRevoked,
+      AccessActivated,
       ContentStepFailed,
       WelcomeEmailSent,
       NotificationsStepFailed,

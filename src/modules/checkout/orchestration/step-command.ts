@@ -1,6 +1,6 @@
 import { answer, type Answer } from '../../../infra/outbox';
 import { AuthorizePaymentCommand, CapturePaymentCommand, VoidAuthorizationCommand } from '../../billing/contracts';
-import { GrantAccessCommand, RevokeAccessCommand } from '../../content/contracts';
+import { ActivateAccessCommand, GrantAccessCommand, RevokeAccessCommand } from '../../content/contracts';
 import { VerifyUserCommand } from '../../identity/contracts';
 import { SendWelcomeEmailCommand } from '../../notifications/contracts';
 import type { PaymentMethod } from '../contracts';
@@ -35,6 +35,8 @@ export function stepCommand(checkout: CheckoutRow, step: CheckoutStep, attempt: 
       return answer(GrantAccessCommand, { ...base, ...buyer });
     case 'billing.capture-payment':
       return answer(CapturePaymentCommand, base);
+    case 'content.activate-access':
+      return answer(ActivateAccessCommand, base);
     case 'notifications.send-welcome-email':
       return answer(SendWelcomeEmailCommand, { ...base, ...buyer });
     case 'billing.void-authorization':

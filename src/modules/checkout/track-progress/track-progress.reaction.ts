@@ -13,7 +13,7 @@ import {
   PaymentDeclined,
   PaymentVoided,
 } from '../../billing/contracts';
-import { AccessGranted, AccessRefused, AccessRevoked } from '../../content/contracts';
+import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '../../content/contracts';
 import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
 import { CHOREOGRAPHED } from '../contracts';
@@ -30,7 +30,8 @@ const FACTS: Record<string, (payload: Payload) => ProgressFact> = {
   [PaymentDeclined.type]: (p) => ({ kind: 'failed', reason: p.reason! }),
   [AccessGranted.type]: () => ({ kind: 'reached', step: 'billing.capture-payment' }),
   [AccessRefused.type]: (p) => ({ kind: 'compensating', step: 'billing.void-authorization', reason: p.reason! }),
-  [PaymentCaptured.type]: () => ({ kind: 'reached', step: 'notifications.send-welcome-email' }),
+  [PaymentCaptured.type]: () => ({ kind: 'reached', step: 'content.activate-access' }),
+  [AccessActivated.type]: () => ({ kind: 'reached', step: 'notifications.send-welcome-email' }),
   [CaptureDeclined.type]: (p) => ({ kind: 'compensating', step: 'content.revoke-access', reason: p.reason! }),
   [AccessRevoked.type]: (p) => ({ kind: 'compensating', step: 'billing.void-authorization', reason: p.reason! }),
   [PaymentVoided.type]: (p) => ({ kind: 'failed', reason: p.reason! }),
@@ -60,6 +61,7 @@ export class TrackProgressReaction {
       AccessGranted,
       AccessRefused,
       PaymentCaptured,
+      AccessActivated,
       CaptureDeclined,
       AccessRevoked,
       PaymentVoided,

@@ -8,8 +8,13 @@ export class AccessGrantedPayload {
   @IsUUID() userId!: string;
   @IsString() planId!: string;
 }
-/** The buyer can use the plan: the last step of a checkout that can still say no. */
+/**
+ * Access is granted provisionally: reserved for the buyer, not yet usable, since the checkout can
+ * still be undone (ADR 0011). The last step of a checkout that can still say no.
+ */
 export const AccessGranted = defineEvent('content.access-granted.v1', AccessGrantedPayload);
+/** The money was taken, so the provisional access is active: the buyer can use the plan. */
+export const AccessActivated = defineEvent('content.access-activated.v1', AccessGrantedPayload);
 
 export class AccessUndonePayload {
   @IsUUID() checkoutId!: string;
@@ -28,6 +33,8 @@ export class GrantAccessCommandPayload extends SagaCommandPayload {
 }
 /** Orchestration: let the buyer use the plan. Answered with AccessGranted or AccessRefused. */
 export const GrantAccessCommand = defineCommand('content.grant-access.v1', GrantAccessCommandPayload);
+/** Orchestration: the money was taken, make the access active. Answered with AccessActivated. */
+export const ActivateAccessCommand = defineCommand('content.activate-access.v1', SagaCommandPayload);
 /** Orchestration: withdraw the access. Answered with AccessRevoked. */
 export const RevokeAccessCommand = defineCommand('content.revoke-access.v1', CompensationCommandPayload);
 

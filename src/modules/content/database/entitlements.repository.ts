@@ -32,7 +32,7 @@ export class EntitlementsRepository {
       `INSERT INTO content.entitlements
          (id, checkout_id, user_id, plan_id, status, tombstone, idempotency_key, granted_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7,
-               CASE WHEN $5 = 'active' THEN now() END, CASE WHEN $5 = 'revoked' THEN now() END)
+               CASE WHEN $5 <> 'revoked' THEN now() END, CASE WHEN $5 = 'revoked' THEN now() END)
        RETURNING *`,
       [
         randomUUID(),
@@ -51,6 +51,24 @@ export class EntitlementsRepository {
     await this.txHost.tx.query(`UPDATE content.entitlements SET status = 'revoked', revoked_at = now() WHERE id = $1`, [
       id,
     ]);
+  }
+
+  async activate(id: string): Promise<void> {
+    await this.txHost.tx.query(
+      `UPDATE content.entitlements SET status = 'active', activated_at = now() WHERE id = $1`,
+      [id],
+    );
+  }
+
+  /** The status of each of a buyer's entitlements, by plan. */
+  async statusesOf(userId: string): Promise<Map<string, EntitlementStatus[]>> {
+    const rows = await this.txHost.tx.query<Array<{ plan_id: string; statuses: EntitlementStatus[] }>>(
+      `SELECT plan_id, array_agg(status ORDER BY status) AS statuses
+         FROM content.entitlements WHERE user_id = $1 AND plan_id IS NOT NULL
+        GROUP BY plan_id ORDER BY plan_id`,
+      [userId],
+    );
+    return new Map(rows.map((row) => [row.plan_id, row.statuses]));
   }
 
   async license(planId: string): Promise<License | undefined> {

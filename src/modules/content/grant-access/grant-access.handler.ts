@@ -28,8 +28,10 @@ export function grantAnswer(command: GrantAccessCommand, result: GrantOutcome): 
 }
 
 /**
- * Step 3 of a checkout: let the buyer use the plan, where the plan is licensed in the buyer's
- * country. A refusal is a business answer, not an error. Compensated by a revoke.
+ * Step 3 of a checkout: reserve the plan for the buyer, where the plan is licensed in the buyer's
+ * country. The grant is provisional (a semantic lock, ADR 0011): the buyer cannot use it until the
+ * capture makes it active, since until then the checkout may still be undone. A refusal is a
+ * business answer, not an error. Compensated by a revoke.
  */
 @Injectable()
 export class GrantAccess {
@@ -53,7 +55,7 @@ export class GrantAccess {
           checkout_id: checkoutId,
           user_id: userId,
           plan_id: planId,
-          status: 'active',
+          status: 'provisional',
           tombstone: false,
           idempotency_key: idempotencyKey,
         });

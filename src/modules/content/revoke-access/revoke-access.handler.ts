@@ -5,7 +5,8 @@ import { decideRevoke } from '../domain/entitlement';
 export type RevokeOutcome = { outcome: 'revoked'; entitlementId: string; isNew: boolean };
 
 /**
- * Compensation of step 3: withdraw the access granted for a checkout. Revoking what was never
+ * Compensation of step 3: withdraw the access granted for a checkout, provisional (the usual case:
+ * the capture was declined) or active. Revoking what was never
  * granted succeeds and leaves a tombstone, so that a grant arriving late is refused.
  */
 @Injectable()

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectedFault } from '../../../infra/faults/faults';
 import { StepFaults } from '../../../infra/faults/step-faults';
 import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
-import { PaymentCaptured, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
+import { AccessActivated, type AccessGrantedPayload } from '../../content/contracts';
 import { WelcomeEmailSent } from '../contracts';
 import { SendWelcomeEmail } from './send-welcome-email.handler';
 
@@ -14,7 +14,7 @@ export const injectedFailure = () => {
   throw new InjectedFault(`step:${STEP}`);
 };
 
-/** Choreography: the money is taken, so welcome the buyer. */
+/** Choreography: the money is taken and the access is the buyer's, so welcome them. */
 @Injectable()
 export class SendWelcomeEmailReaction {
   constructor(
@@ -23,8 +23,8 @@ export class SendWelcomeEmailReaction {
     private readonly outbox: OutboxPublisher,
   ) {}
 
-  @OnMessage(PaymentCaptured, { consumer: 'notifications.send-welcome-email', where: CHOREOGRAPHED, exclusive: true })
-  async onPaymentCaptured({ checkoutId, userId, planId }: PaymentPayload): Promise<void> {
+  @OnMessage(AccessActivated, { consumer: 'notifications.send-welcome-email', where: CHOREOGRAPHED, exclusive: true })
+  async onAccessActivated({ checkoutId, userId, planId }: AccessGrantedPayload): Promise<void> {
     const { answered, result } = await this.steps.run(
       STEP,
       () => this.sendWelcomeEmail.execute({ checkoutId, userId, planId }),
