@@ -71,6 +71,7 @@ function runJest(specs, targets, { narrate = false, quiet = false, failFast = fa
     '--json',
     `--outputFile=${outputFile}`,
     ...(narrate ? ['--verbose'] : []),
+    ...(!quiet && process.stdout.isTTY ? ['--colors'] : []),
   ];
   const startedAt = Date.now();
   return new Promise((resolve) => {
@@ -82,11 +83,18 @@ function runJest(specs, targets, { narrate = false, quiet = false, failFast = fa
         EXERCISE_NARRATE: narrate ? '1' : '',
         EXERCISE_FAIL_FAST: failFast ? '1' : '',
       },
-      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout?.on('data', (chunk) => (output += chunk));
-    child.stderr?.on('data', (chunk) => (output += chunk));
+    const pass = (to) => (chunk) => {
+      output += chunk;
+      if (quiet) return;
+      // Where the JSON went is the script's business, not the learner's.
+      const text = chunk.toString('utf8').replace(/^Test results written to: .*\n?/gm, '');
+      if (text) to.write(text);
+    };
+    child.stdout.on('data', pass(process.stdout));
+    child.stderr.on('data', pass(process.stderr));
     child.on('exit', (code) => {
       let results;
       try {
