@@ -1,7 +1,10 @@
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
-  testEnvironment: 'node',
+  // The red check of the exercises' wrong answers stops a file at its first failure (scripts/exercise.js).
+  testEnvironment: process.env.EXERCISE_FAIL_FAST
+    ? '<rootDir>/test/exercises/support/fail-fast-environment.js'
+    : 'node',
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
     '<rootDir>/test/**/*.int-spec.ts',

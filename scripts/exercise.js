@@ -58,30 +58,43 @@ function nodeBinary() {
 }
 
 /**
- * Runs one exercise's spec against one answer. Resolves with Jest's exit code and its JSON
- * results. `quiet` keeps Jest's own output (returned as `output`) instead of showing it.
+ * Runs Jest on exercises' specs, each against its answer (`targets`: folder name -> answer).
+ * Resolves with Jest's exit code, its JSON results and, when `quiet`, its output.
  */
-function runSpec(exercise, target, { narrate = false, quiet = false } = {}) {
+function runJest(specs, targets, { narrate = false, quiet = false, failFast = false, workers = 1 } = {}) {
   const work = mkdtempSync(path.join(tmpdir(), 'exercise-'));
   const outputFile = path.join(work, 'results.json');
   const args = [
     require.resolve('jest/bin/jest'),
-    exercise.spec,
-    '--maxWorkers=1',
+    ...specs,
+    `--maxWorkers=${workers}`,
     '--json',
     `--outputFile=${outputFile}`,
     ...(narrate ? ['--verbose'] : []),
+    ...(!quiet && process.stdout.isTTY ? ['--colors'] : []),
   ];
   const startedAt = Date.now();
   return new Promise((resolve) => {
     const child = spawn(nodeBinary(), args, {
       cwd: root,
-      env: { ...process.env, EXERCISE_TARGET: target, EXERCISE_NARRATE: narrate ? '1' : '' },
-      stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      env: {
+        ...process.env,
+        EXERCISE_TARGETS: JSON.stringify(targets),
+        EXERCISE_NARRATE: narrate ? '1' : '',
+        EXERCISE_FAIL_FAST: failFast ? '1' : '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout?.on('data', (chunk) => (output += chunk));
-    child.stderr?.on('data', (chunk) => (output += chunk));
+    const pass = (to) => (chunk) => {
+      output += chunk;
+      if (quiet) return;
+      // Where the JSON went is the script's business, not the learner's.
+      const text = chunk.toString('utf8').replace(/^Test results written to: .*\n?/gm, '');
+      if (text) to.write(text);
+    };
+    child.stdout.on('data', pass(process.stdout));
+    child.stderr.on('data', pass(process.stderr));
     child.on('exit', (code) => {
       let results;
       try {
@@ -95,26 +108,22 @@ function runSpec(exercise, target, { narrate = false, quiet = false } = {}) {
   });
 }
 
-/** What a run came to: green, red (with the tests that failed), or did not run at all. */
-function verdictOf({ code, results }) {
-  const suite = results?.testResults?.[0];
-  if (
-    !results ||
-    !suite ||
-    (suite.testExecError ?? (suite.status === 'failed' && suite.assertionResults.length === 0))
-  ) {
+/** The results of one spec file in a run, if Jest reported it. */
+const suiteOf = (results, spec) => results?.testResults?.find((suite) => path.resolve(suite.name) === spec);
+
+/** What one spec file came to: green, red (with the tests that failed), or did not run at all. */
+function verdictOf(suite) {
+  const tests = suite?.assertionResults ?? [];
+  if (!suite || suite.testExecError || (suite.status === 'failed' && tests.every((t) => t.status !== 'failed'))) {
     const message = suite?.message || suite?.testExecError?.message || 'Jest did not report any result';
-    return { kind: 'broken', message: message.trim().split('\n').slice(0, 8).join('\n') };
+    return { kind: 'broken', message: stripVTControlCharacters(message).trim().split('\n').slice(0, 8).join('\n') };
   }
-  const failed = suite.assertionResults.filter((test) => test.status === 'failed');
-  if (code === 0 && failed.length === 0) return { kind: 'green', total: suite.assertionResults.length };
+  const failed = tests.filter((test) => test.status === 'failed');
+  if (suite.status === 'passed' && failed.length === 0) return { kind: 'green', total: tests.length };
   return {
     kind: 'red',
-    total: suite.assertionResults.length,
-    failed: failed.map((test) => ({
-      title: test.title,
-      why: whyOf(test.failureMessages?.[0] ?? ''),
-    })),
+    total: tests.length,
+    failed: failed.map((test) => ({ title: test.title, why: whyOf(test.failureMessages?.[0] ?? '') })),
   };
 }
 
@@ -156,7 +165,7 @@ function header(exercise, target) {
 function usage() {
   console.error(
     'Usage: npm run exercise -- NN [--solution | --wrong <what>]\n' +
-      '       npm run exercise -- --check   (every starter and wrong answer red, every solution-* green)\n' +
+      '       npm run exercise -- --check [NN ...]   (every starter and wrong answer red, every solution-* green)\n' +
       `Exercises: ${exercises()
         .map((e) => e.name)
         .join(', ')}`,
@@ -168,7 +177,8 @@ async function main() {
   const args = process.argv.slice(2);
   if (args.includes('--check')) {
     await require('./services').ensureServices();
-    process.exit(await checkTargets());
+    const only = args.filter((arg) => /^\d{1,2}$/.test(arg)).map((arg) => arg.padStart(2, '0'));
+    process.exit(await checkTargets({ only }));
   }
   const number = args.find((arg) => /^\d{1,2}$/.test(arg));
   if (!number) usage();
@@ -199,8 +209,8 @@ async function main() {
 
   await require('./services').ensureServices();
   console.log(header(exercise, target));
-  const run = await runSpec(exercise, target, { narrate: true });
-  const verdict = verdictOf(run);
+  const run = await runJest([exercise.spec], { [exercise.name]: target }, { narrate: true });
+  const verdict = verdictOf(suiteOf(run.results, exercise.spec));
   const file = path.relative(root, path.join(exercise.dir, `${target}.ts`));
   console.log('');
   if (verdict.kind === 'green') {
@@ -219,40 +229,47 @@ async function main() {
 
 /**
  * Every exercise's starter and wrong answers must be red (failing on an invariant, not failing to
- * run), and every solution-<style>.ts green; two runs at a time. Returns the exit code.
+ * run), and every solution-<style>.ts green. Runs in rounds, one Jest run each, two files at a
+ * time: the first round takes each exercise's first such answer, the second its second, and so
+ * on; a red file stops at its first failing test. Returns the exit code.
  */
-async function checkTargets({ parallel = 2 } = {}) {
-  const runs = exercises()
-    .filter((exercise) => exercise.spec)
-    .flatMap((exercise) => targetsOf(exercise).map((t) => ({ exercise, ...t })));
-  if (runs.length === 0) return 0;
-  console.log(`\nExercise answers that must be red (starter, wrong-*) or green (solution-*): ${runs.length}`);
+async function checkTargets({ only = [] } = {}) {
+  const all = exercises()
+    .filter((exercise) => exercise.spec && (only.length === 0 || only.includes(exercise.number)))
+    .map((exercise) => ({ exercise, targets: targetsOf(exercise) }));
+  const count = all.reduce((n, { targets }) => n + targets.length, 0);
+  if (count === 0) return 0;
+  console.log(`\nExercise answers that must be red (starter, wrong-*) or green (solution-*): ${count}`);
   const startedAt = Date.now();
   const problems = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < runs.length) {
-      const { exercise, target, expect } = runs[next++];
-      const run = await runSpec(exercise, target, { quiet: true });
-      const verdict = verdictOf(run);
+  for (let round = 0; all.some(({ targets }) => targets.length > round); round++) {
+    const runs = all
+      .filter(({ targets }) => targets.length > round)
+      .map(({ exercise, targets }) => ({ exercise, ...targets[round] }));
+    const run = await runJest(
+      runs.map(({ exercise }) => exercise.spec),
+      Object.fromEntries(runs.map(({ exercise, target }) => [exercise.name, target])),
+      { quiet: true, failFast: true, workers: 2 },
+    );
+    for (const { exercise, target, expect } of runs) {
+      const verdict = verdictOf(suiteOf(run.results, exercise.spec));
       const name = `${exercise.name}/${target}.ts`;
-      const seconds = `${run.seconds.toFixed(1)} s`;
       if (verdict.kind === expect) {
-        const detail = expect === 'red' ? `${verdict.failed.length} of ${verdict.total} failed` : 'passed';
-        console.log(`  ${green('✔')} ${name}: ${expect} as it must be (${detail}, ${seconds})`);
-      } else {
-        const said =
-          verdict.kind === 'broken'
-            ? `did not run: ${verdict.message}`
-            : verdict.kind === 'green'
-              ? 'PASSED: it must be red, or the exercise teaches nothing'
-              : `is red: ${verdict.failed.map((f) => `${f.title}: ${f.why}`).join('; ')}`;
-        console.log(`  ${red('✘')} ${name} ${said} (${seconds})`);
-        problems.push(name);
+        const detail = expect === 'red' ? `${verdict.failed[0].title}` : `${verdict.total} passed`;
+        console.log(`  ${green('✔')} ${name}: ${expect} as it must be (${detail})`);
+        continue;
       }
+      const said =
+        verdict.kind === 'broken'
+          ? `did not run: ${verdict.message}`
+          : verdict.kind === 'green'
+            ? 'PASSED: it must be red, or the exercise teaches nothing'
+            : `is red: ${verdict.failed.map((f) => `${f.title}: ${f.why}`).join('; ')}`;
+      console.log(`  ${red('✘')} ${name} ${said}`);
+      problems.push(name);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(parallel, runs.length) }, lane));
+    console.log(dim(`  (round ${round + 1}: ${runs.length} file(s) in ${run.seconds.toFixed(0)} s)`));
+  }
   const took = `${((Date.now() - startedAt) / 1000).toFixed(0)} s`;
   if (problems.length > 0) {
     console.log(red(`Exercise answers not as they must be: ${problems.join(', ')} (${took})`));

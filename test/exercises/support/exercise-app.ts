@@ -10,14 +10,14 @@ import { ADMIN_TOKEN } from '../../support/test-env';
 export { TestApp } from '../../support/test-app';
 
 /** A Nest module in a file: `{ file: implementationPath(__dirname), name: 'WalletModule' }`. */
-export interface ModuleRef {
+export interface ModuleFile {
   file: string;
   name: string;
 }
 
 export interface ExerciseProcessOptions {
   /** The modules to load besides the app: the learner's answer, the exercise's fixture. */
-  modules: ModuleRef[];
+  modules: ModuleFile[];
   /** Over the defaults below (undefined unsets one). */
   env?: Record<string, string | undefined>;
 }

@@ -8,17 +8,24 @@ import { ADMIN_TOKEN } from '../../support/test-env';
  * reference solution, or a known wrong answer), and what it tells the learner while it runs.
  */
 
-/** `starter`, `solution` (the default: what `npm test` runs), `solution-<style>` or `wrong-<what>`. */
-export const target = (): string => process.env.EXERCISE_TARGET || 'solution';
+/**
+ * The answer an exercise runs against: `starter`, `solution` (the default: what `npm test` runs),
+ * `solution-<style>` or `wrong-<what>`. EXERCISE_TARGET names it; EXERCISE_TARGETS (JSON, by
+ * folder name) names one per exercise, for a run of several exercises against different answers.
+ */
+export function target(dir?: string): string {
+  const byFolder = JSON.parse(process.env.EXERCISE_TARGETS || '{}') as Record<string, string>;
+  return (dir && byFolder[path.basename(dir)]) || process.env.EXERCISE_TARGET || 'solution';
+}
 
 /** Whether `npm run exercise` is running this spec (it narrates); `npm test` stays silent. */
 export const narrating = (): boolean => process.env.EXERCISE_NARRATE === '1';
 
 /** The file of the answer under test in an exercise's folder: `${dir}/${target}.ts`. */
 export function implementationPath(dir: string): string {
-  const file = path.join(dir, `${target()}.ts`);
+  const file = path.join(dir, `${target(dir)}.ts`);
   if (!existsSync(file)) {
-    throw new Error(`No ${target()}.ts in ${path.relative(process.cwd(), dir)} (EXERCISE_TARGET=${target()})`);
+    throw new Error(`No ${target(dir)}.ts in ${path.relative(process.cwd(), dir)} (EXERCISE_TARGET=${target(dir)})`);
   }
   return file;
 }
