@@ -8,6 +8,7 @@ import { CORRECTION_STEP, CorrectWelcomeEmailReaction } from './correct-welcome-
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
 import { CreateMailHandovers1795970004400 } from './database/migrations/1795970004400-create-mail-handovers';
+import { CheckoutEmails } from './mail/checkout-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
 import { LogMailTransport, MailHandovers, MailTransport, SmtpMailTransport } from './mail/mail-transport';
 import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command';
@@ -36,6 +37,7 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
           ? new SmtpMailTransport(handovers, config.smtpUrl, config.from)
           : new LogMailTransport(handovers),
     },
+    CheckoutEmails,
     SendWelcomeEmail,
     SendWelcomeEmailReaction,
     SendWelcomeEmailCommandHandler,

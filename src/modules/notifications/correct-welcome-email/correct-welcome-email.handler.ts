@@ -1,12 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { randomUUID } from 'node:crypto';
-import { mailConfig, type MailConfig } from '../mail/mail.config';
-import { MailTransport, messageIdFor } from '../mail/mail-transport';
-import { WELCOME_TEMPLATE } from '../send-welcome-email/send-welcome-email.handler';
-
-export const CORRECTION_TEMPLATE = 'welcome-correction';
+import { CheckoutEmails, CORRECTION_TEMPLATE, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
 export type CorrectionOutcome =
   | { outcome: 'sent'; emailId: string; isNew: boolean }
@@ -25,8 +20,7 @@ export type CorrectionOutcome =
 export class CorrectWelcomeEmail {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-    private readonly mail: MailTransport,
-    @Inject(mailConfig.KEY) private readonly config: MailConfig,
+    private readonly emails: CheckoutEmails,
   ) {}
 
   async execute({
@@ -51,7 +45,9 @@ export class CorrectWelcomeEmail {
 
     const amount = `${(amountCents / 100).toFixed(2)} ${currency}`;
     const welcomedOn = welcome.sent_at.toISOString().slice(0, 10);
-    const mail = {
+    const emailId = await this.emails.send({
+      checkoutId,
+      template: CORRECTION_TEMPLATE,
       to: welcome.recipient,
       subject: `Your payment of ${amount} was refunded`,
       // Says what the refund changed and what it did not: a correction that promised more than
@@ -60,18 +56,7 @@ export class CorrectWelcomeEmail {
         `Hello,\n\nwe refunded your payment of ${amount}: it is on its way back to your card.\n` +
         `This corrects our welcome email of ${welcomedOn}, which confirmed that purchase.\n` +
         `The refund does not close your access: your plan stays open to you.\n`,
-      messageId: messageIdFor(CORRECTION_TEMPLATE, checkoutId, this.config.from),
-      checkoutId,
-      template: CORRECTION_TEMPLATE,
-    };
-    const emailId = randomUUID();
-    // The unique (checkout, template) key makes a concurrent second attempt wait here, then fail.
-    await tx.query(
-      `INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [emailId, checkoutId, CORRECTION_TEMPLATE, mail.to, mail.subject, mail.text],
-    );
-    await this.mail.send(mail);
+    });
     return { outcome: 'sent', emailId, isNew: true };
   }
 }

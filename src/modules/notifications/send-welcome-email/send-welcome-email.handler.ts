@@ -1,12 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { randomUUID } from 'node:crypto';
 import { IdentityApi } from '../../identity';
-import { mailConfig, type MailConfig } from '../mail/mail.config';
-import { MailTransport, messageIdFor } from '../mail/mail-transport';
-
-export const WELCOME_TEMPLATE = 'welcome';
+import { CheckoutEmails, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
 export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean };
 
@@ -25,8 +21,7 @@ export class SendWelcomeEmail {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly identity: IdentityApi,
-    private readonly mail: MailTransport,
-    @Inject(mailConfig.KEY) private readonly config: MailConfig,
+    private readonly emails: CheckoutEmails,
   ) {}
 
   async execute({
@@ -47,22 +42,13 @@ export class SendWelcomeEmail {
 
     const buyer = await this.identity.findUser(userId);
     if (!buyer) throw new Error(`No user ${userId} to welcome`);
-    const mail = {
+    const emailId = await this.emails.send({
+      checkoutId,
+      template: WELCOME_TEMPLATE,
       to: buyer.email,
       subject: `Welcome to ${planId}`,
       text: `Hello ${buyer.name},\n\nyour ${planId} plan is ready. Enjoy it.\n`,
-      messageId: messageIdFor(WELCOME_TEMPLATE, checkoutId, this.config.from),
-      checkoutId,
-      template: WELCOME_TEMPLATE,
-    };
-    const emailId = randomUUID();
-    // The unique key makes a concurrent second attempt wait here, then fail, and on its retry find the first.
-    await tx.query(
-      `INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [emailId, checkoutId, WELCOME_TEMPLATE, mail.to, mail.subject, mail.text],
-    );
-    await this.mail.send(mail);
+    });
     return { outcome: 'sent', emailId, isNew: true };
   }
 }
