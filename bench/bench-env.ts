@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { Client, escapeIdentifier } from 'pg';
 import IORedis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -92,4 +93,19 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`benchmark condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** Figures mean little without the machine they were measured on, and how busy it was. */
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    hostname: os.hostname(),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    /** 1, 5 and 15 minutes, when the figures were taken: others' work on a shared machine shows here. */
+    loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
+  };
 }
