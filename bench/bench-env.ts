@@ -109,3 +109,23 @@ export function machine() {
     loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
   };
 }
+
+/**
+ * Transactions committed in the database of `url` so far, as pg_stat_database counts them (this
+ * reading is one). Postgres publishes a backend's counts within about a second of its last
+ * transaction: wait that long after the work before reading.
+ */
+export async function transactionsCommitted(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+export const statsSettle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1_200));

@@ -504,8 +504,8 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
       costRow(pick(r), (c) => [c.redisCommands, c.redisRoundTrips, c.redisExecuted]),
     );
     add(
-      `per checkout (${label}): app CPU ms; app's share of a core`,
-      (r) => `${n(pick(r).perCheckout.cpuMs, 1)} ms; ${n(pick(r).appCpu * 100)}%`,
+      `per checkout (${label}): app CPU ms; the app's CPU, in cores`,
+      (r) => `${n(pick(r).perCheckout.cpuMs, 1)} ms; ${n(pick(r).appCpu, 2)}`,
     );
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -528,7 +528,8 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
       .map((f) => `${f.name} (${f.where}) ${n(f.self * 100)}%`)
       .join(', ');
     console.log(
-      `\n${mode}: the app's CPU at ${profile.rate}/s, by package, Node's internals charged to their caller ` +
+      `\n${mode}: the app's CPU at ${profile.rate}/s${PROCESSES > 1 ? ' (its first process)' : ''}, by package, ` +
+        `Node's internals charged to their caller ` +
         `(${profile.file}):\n  ${shares}\n  most self time: ${top}`,
     );
   }

@@ -1,6 +1,14 @@
 import { Logger, run, runMigrations } from 'graphile-worker';
 import { Client, escapeIdentifier, Pool } from 'pg';
-import { BENCH_DATABASE_URL, cleanRedis, migrateBenchDatabase, percentile, recreateBenchDatabase } from './bench-env';
+import {
+  BENCH_DATABASE_URL,
+  cleanRedis,
+  migrateBenchDatabase,
+  percentile,
+  recreateBenchDatabase,
+  statsSettle,
+  transactionsCommitted,
+} from './bench-env';
 import { phase, track } from './progress';
 import { type Latency, latencyAt, outboxDrain } from './relay-path';
 
@@ -45,7 +53,9 @@ async function recreatePeerDatabase(): Promise<string> {
  * A backlog of JOBS no-op jobs, then one worker process at `concurrency` draining it: jobs per
  * second from the worker starting to the last job done, or to DRAIN_SECONDS if that comes first.
  */
-async function peerDrain(concurrency: number): Promise<{ concurrency: number; jobsPerSecond: number; jobs: number }> {
+async function peerDrain(
+  concurrency: number,
+): Promise<{ concurrency: number; jobsPerSecond: number; jobs: number; transactionsPerJob: number }> {
   const url = await recreatePeerDatabase();
   phase(`peer: graphile-worker, a backlog of ${JOBS} jobs drained at concurrency ${concurrency}`);
   const seed = new Client({ connectionString: url });
@@ -56,6 +66,8 @@ async function peerDrain(concurrency: number): Promise<{ concurrency: number; jo
     [JOBS],
   );
   await seed.end();
+  await statsSettle();
+  const committedBefore = await transactionsCommitted(url);
   let done = 0;
   const stopTracking = track(`peer: jobs done at concurrency ${concurrency}`, JOBS, () => done);
   const started = Date.now();
@@ -72,7 +84,10 @@ async function peerDrain(concurrency: number): Promise<{ concurrency: number; jo
   const jobsPerSecond = done / ((Date.now() - started) / 1_000);
   stopTracking();
   await runner.stop();
-  return { concurrency, jobsPerSecond, jobs: done };
+  await statsSettle();
+  // Less the two readings themselves.
+  const transactionsPerJob = ((await transactionsCommitted(url)) - committedBefore - 1) / done;
+  return { concurrency, jobsPerSecond, jobs: done, transactionsPerJob };
 }
 
 /**
@@ -145,12 +160,16 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
   phase('peer: our relay first, on the bench database');
   await recreateBenchDatabase();
   await migrateBenchDatabase();
-  let ours: { eventsPerSecond: number; light: Latency };
+  let ours: { eventsPerSecond: number; transactionsPerEvent: number; light: Latency };
   try {
+    const committedBefore = await transactionsCommitted(BENCH_DATABASE_URL);
     const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, OUR_CONCURRENCY, 'peer:');
+    await statsSettle();
+    // The seed, the app's start and its idle timers are in it too: a few dozen against thousands.
+    const transactionsPerEvent = ((await transactionsCommitted(BENCH_DATABASE_URL)) - committedBefore - 1) / OUR_EVENTS;
     const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS, 'peer:');
     await app.close();
-    ours = { eventsPerSecond, light };
+    ours = { eventsPerSecond, transactionsPerEvent, light };
   } finally {
     await cleanRedis();
   }
@@ -161,11 +180,15 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
 
   const ms = (n: number) => `${n.toFixed(1)} ms`;
   const rows = [
-    [`ours: outbox -> relay -> BullMQ -> inbox, ${OUR_EVENTS} backlog`, `${ours.eventsPerSecond.toFixed(0)} events/s`],
+    [
+      `ours: outbox -> relay -> BullMQ -> inbox, ${OUR_EVENTS} backlog`,
+      `${ours.eventsPerSecond.toFixed(0)} events/s`,
+      `${ours.transactionsPerEvent.toFixed(2)} Postgres transactions per event`,
+    ],
     ...drains.map((d) => [
       `peer: graphile-worker, concurrency ${d.concurrency}`,
       `${d.jobsPerSecond.toFixed(0)} jobs/s`,
-      `ours is ${(ours.eventsPerSecond / d.jobsPerSecond).toFixed(1)} x`,
+      `ours is ${(ours.eventsPerSecond / d.jobsPerSecond).toFixed(1)} x; ${d.transactionsPerJob.toFixed(2)} Postgres transactions per job`,
     ]),
     [
       `ours: delay at ${LIGHT_RATE}/s, p50 / p99`,
