@@ -330,10 +330,16 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
     if (step.sustained) highest = step;
     else firstNot = step;
   }
-  for (let i = 0; i < REFINE_STEPS && firstNot; i += 1) {
-    const low = highest?.rate ?? 0;
-    const rate = Math.round(low > 0 ? Math.sqrt(low * firstNot.rate) : firstNot.rate / 2);
-    if (rate <= low || rate >= firstNot.rate || rate < 1) break;
+  // Not even the first rate (a slow or busy machine): halve until one is sustained.
+  while (!highest && firstNot && Math.round(firstNot.rate / 2) >= 1) {
+    const step = await rampStep(context, Math.round(firstNot.rate / 2));
+    steps.push(step);
+    if (step.sustained) highest = step;
+    else firstNot = step;
+  }
+  for (let i = 0; i < REFINE_STEPS && highest && firstNot; i += 1) {
+    const rate = Math.round(Math.sqrt(highest.rate * firstNot.rate));
+    if (rate <= highest.rate || rate >= firstNot.rate) break;
     const step = await rampStep(context, rate);
     steps.push(step);
     if (step.sustained) highest = step;

@@ -60,9 +60,12 @@ async function peerDrain(
   phase(`peer: graphile-worker, a backlog of ${JOBS} jobs drained at concurrency ${concurrency}`);
   const seed = new Client({ connectionString: url });
   await seed.connect();
+  // add_jobs, the bulk form: one add_job per row would take longer than the drain.
   await seed.query(
-    `SELECT graphile_worker.add_job('noop', json_build_object('seq', g, 'note', 'a payload of a typical size'))
-       FROM generate_series(1, $1::int) g`,
+    `SELECT count(*) FROM graphile_worker.add_jobs((
+       SELECT array_agg(ROW('noop', json_build_object('seq', g, 'note', 'a payload of a typical size'),
+                            NULL, NULL, NULL, NULL, NULL, NULL)::graphile_worker.job_spec)
+         FROM generate_series(1, $1::int) g))`,
     [JOBS],
   );
   await seed.end();
