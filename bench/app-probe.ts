@@ -40,6 +40,8 @@ export interface RecordedQuery {
   /** When it was sent, in ms since the recording started. */
   at: number;
   failed?: boolean;
+  /** For a claim (FOR UPDATE SKIP LOCKED), the ids of the rows it locked. */
+  claimed?: string[];
 }
 
 const counters: Omit<ProbeCounters, 'cpuMicros'> = {
@@ -51,6 +53,7 @@ const counters: Omit<ProbeCounters, 'cpuMicros'> = {
   redisRoundTrips: 0,
 };
 
+const CLAIM = /FOR\s+UPDATE\s+SKIP\s+LOCKED/i;
 const CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 const BEGINS = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
 const ENDS = /^\s*(COMMIT|END|ROLLBACK)\s*;?\s*$/i;
@@ -97,19 +100,25 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     if (!inTransaction.has(this)) counters.pgTransactions += 1;
   }
   const entry = record(this, text, values);
+  const claim = entry && CLAIM.test(text);
+  const claimedBy = (result: unknown) => {
+    if (claim)
+      entry.claimed = ((result as { rows?: Array<{ id?: unknown }> })?.rows ?? []).map((row) => String(row.id));
+  };
   if (entry) {
     const last = args.length - 1;
     if (typeof args[last] === 'function') {
       const callback = args[last] as (error: unknown, ...rest: unknown[]) => void;
       args[last] = (error: unknown, ...rest: unknown[]) => {
         if (error) entry.failed = true;
+        else claimedBy(rest[0]);
         callback(error, ...rest);
       };
     }
   }
   const result = originalQuery.apply(this, args);
   // Observed, not handled: the app's own await still gets the rejection.
-  if (entry && result instanceof Promise) result.then(undefined, () => (entry.failed = true));
+  if (entry && result instanceof Promise) result.then(claimedBy, () => (entry.failed = true));
   return result;
 };
 

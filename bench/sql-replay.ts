@@ -136,6 +136,28 @@ export async function replay(
   };
 }
 
+/**
+ * A claim (`SELECT ... WHERE ... FOR UPDATE SKIP LOCKED`) locks whatever rows are free when it
+ * runs: replayed as it was, one copy's relay would lock the rows of every other copy in flight,
+ * which then wait for it, a contention the app does not have. It is replayed on the rows the app
+ * claimed (this copy's), with the same statement otherwise.
+ */
+function asReplayed(query: RecordedQuery): { text: string; values: Array<string | null> } {
+  if (!query.claimed) return query;
+  const where = /\bWHERE\b/i.exec(query.text);
+  if (!where) return query;
+  const rest = query.text.slice(where.index + where[0].length);
+  const end = /\b(ORDER\s+BY|LIMIT|FOR\s+UPDATE)\b/i.exec(rest);
+  if (!end) return query;
+  const position = query.values.length + 1;
+  return {
+    text:
+      query.text.slice(0, where.index) +
+      `WHERE id = ANY($${position}::uuid[]) AND (${rest.slice(0, end.index)}) ${rest.slice(end.index)}`,
+    values: [...query.values, `{${query.claimed.join(',')}}`],
+  };
+}
+
 /** Deadlocks and serialization failures: the transaction is tried again. */
 const RETRIED = new Set(['40P01', '40001']);
 
@@ -147,13 +169,14 @@ async function replayUnit(
 ): Promise<{ statements: number; error?: string; code?: string }> {
   let statements = 0;
   for (const query of unit.queries) {
-    const values = query.values.map((value, index) =>
+    const sent = asReplayed(query);
+    const values = sent.values.map((value, index) =>
       value === null ? null : query.binary?.includes(index) ? Buffer.from(value, 'base64') : fresh(value),
     );
     try {
       statements += 1;
-      if (values.length > 0) await client.query(fresh(query.text), values);
-      else await client.query(fresh(query.text));
+      if (values.length > 0) await client.query(fresh(sent.text), values);
+      else await client.query(fresh(sent.text));
     } catch (error) {
       if (query.failed) continue; // it failed for the app too, which went on
       if (unit.explicit) await client.query('ROLLBACK').catch(() => undefined);
