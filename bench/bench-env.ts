@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import { Client, escapeIdentifier } from 'pg';
 import IORedis from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -93,3 +94,38 @@ export async function until(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** Figures mean little without the machine they were measured on, and how busy it was. */
+export function machine() {
+  const cpus = os.cpus();
+  return {
+    hostname: os.hostname(),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    /** 1, 5 and 15 minutes, when the figures were taken: others' work on a shared machine shows here. */
+    loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
+  };
+}
+
+/**
+ * Transactions committed in the database of `url` so far, as pg_stat_database counts them (this
+ * reading is one). Postgres publishes a backend's counts within about a second of its last
+ * transaction: wait that long after the work before reading.
+ */
+export async function transactionsCommitted(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+export const statsSettle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1_200));

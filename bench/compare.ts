@@ -1,13 +1,20 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
 import { CreateUser } from '../src/modules/identity/create-user/create-user.handler';
 import { StartCheckout } from '../src/modules/checkout/start-checkout/start-checkout.handler';
 import { Invariants } from '../src/operations/invariants';
-import { cleanRedis, migrateBenchDatabase, percentile, recreateBenchDatabase, startApp, until } from './bench-env';
+import {
+  cleanRedis,
+  machine,
+  migrateBenchDatabase,
+  percentile,
+  recreateBenchDatabase,
+  startApp,
+  until,
+} from './bench-env';
 import { phase, track } from './progress';
 
 /**
@@ -271,19 +278,6 @@ function print(reports: Record<Mode, ModeReport>): void {
   console.log(`\ncompare: the same scenarios in both modes, ${new Date().toISOString()}\n`);
   for (const row of rows)
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
-}
-
-/** Figures mean little without the machine they were measured on. */
-function machine() {
-  const cpus = os.cpus();
-  return {
-    hostname: os.hostname(),
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
-    cpus: cpus.length,
-    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-  };
 }
 
 async function main(): Promise<void> {

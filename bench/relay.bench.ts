@@ -1,13 +1,10 @@
-import { type INestApplicationContext, Injectable, Module } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { Queue, Worker } from 'bullmq';
-import { IsInt, IsString } from 'class-validator';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { defineEvent, type Delivery, OnMessage, OutboxPublisher } from '../src/infra/outbox';
+import { OutboxPublisher } from '../src/infra/outbox';
 import { OUTBOX_CHANNEL } from '../src/infra/outbox/outbox.relay';
 import {
   BENCH_DATABASE_URL,
@@ -15,12 +12,12 @@ import {
   benchPrefix,
   cleanRedis,
   migrateBenchDatabase,
-  percentile,
   recreateBenchDatabase,
   startApp,
   until,
 } from './bench-env';
 import { phase, track } from './progress';
+import { BenchHappened, BenchModule, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
 import { tracingCost } from './tracing.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
@@ -30,28 +27,6 @@ const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const PRODUCERS = 16;
 const PRODUCE_SECONDS = Number(process.env.BENCH_PRODUCE_SECONDS ?? 4);
 const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
-
-class BenchPayload {
-  @IsInt() seq!: number;
-  @IsString() note!: string;
-}
-const BenchHappened = defineEvent('bench.something-happened.v1', BenchPayload);
-const payload = (seq: number) => ({ seq, note: 'a payload of a typical size, with a few fields in it' });
-
-@Injectable()
-class NoopConsumer {
-  handled = 0;
-  delays: number[] | undefined;
-
-  @OnMessage(BenchHappened, { consumer: 'bench.noop' })
-  async noop(_payload: BenchPayload, delivery: Delivery): Promise<void> {
-    this.handled += 1;
-    this.delays?.push(Date.now() - Date.parse(delivery.createdAt));
-  }
-}
-
-@Module({ providers: [NoopConsumer] })
-class BenchModule {}
 
 /**
  * (a) BullMQ alone, doing what our relay and workers do minus Postgres: bulk-adding a backlog of
@@ -107,108 +82,6 @@ async function rawBullmq(): Promise<{ eventsPerSecond: number }> {
   await queue.close();
   connection.disconnect();
   return { eventsPerSecond };
-}
-
-interface Latency {
-  rate: number;
-  p50: number;
-  p99: number;
-  max: number;
-  /** From the row being written to the relay marking it pushed. */
-  relay: { p50: number; p99: number };
-  /** From being pushed to the consumer recording it in its inbox. */
-  consume: { p50: number; p99: number };
-  /** Share of one core that this process used meanwhile. */
-  nodeCpu: number;
-}
-
-/**
- * (b) Our path: a backlog of committed outbox rows, relayed and handled by a no-op consumer that
- * records each delivery in the inbox, from the app starting to the last one handled.
- */
-async function outboxDrain(): Promise<{ eventsPerSecond: number; app: INestApplicationContext }> {
-  phase(`(b) our path: writing a backlog of ${EVENTS} outbox rows`);
-  const seed = new DataSource({ type: 'postgres', url: BENCH_DATABASE_URL });
-  await seed.initialize();
-  await seed.query(
-    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
-     SELECT gen_random_uuid(), 'event', $1, g::text,
-            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
-       FROM generate_series(1, $3) g`,
-    [BenchHappened.type, payload(0).note, EVENTS],
-  );
-  await seed.destroy();
-
-  const app = await startApp({ APP_ROLES: 'api,relay,worker', OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY) }, [
-    BenchModule,
-  ]);
-  const consumer = app.get(NoopConsumer);
-  const handledAtStart = consumer.handled;
-  phase('(b) our path: relaying the backlog to a no-op consumer with inbox deduplication');
-  const stopTracking = track('(b) messages handled', EVENTS, () => consumer.handled);
-  const started = Date.now();
-  await until(() => consumer.handled >= EVENTS, 600_000);
-  stopTracking();
-  return { eventsPerSecond: (EVENTS - handledAtStart) / ((Date.now() - started) / 1_000), app };
-}
-
-/**
- * (c) An open-loop load: `rate` business transactions a second, each writing one event, whatever
- * the system's state, for LOAD_SECONDS; each message's delay runs from being written to being
- * handled. The producers run in the same process as the relay and the workers, on the same
- * machine as Postgres and Redis.
- */
-async function latencyAt(app: INestApplicationContext, rate: number, label: string): Promise<Latency> {
-  const consumer = app.get(NoopConsumer);
-  const txHost = app.get(TransactionHost);
-  const publisher = app.get(OutboxPublisher);
-  consumer.delays = [];
-  const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
-  const target = consumer.handled + total;
-  phase(`(c) delay at ${rate} events/s (${label}): ${total} one-event transactions over ${LOAD_SECONDS} s`);
-  const stopTracking = track(`(c) ${label}: handled`, total, () => consumer.handled - (target - total));
-  const cpuAtStart = process.cpuUsage();
-  const started = Date.now();
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
-      for (; sent < due; sent += 1) {
-        const seq = sent;
-        void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
-      }
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
-  await until(() => consumer.handled >= target, 300_000);
-  stopTracking();
-  const cpu = process.cpuUsage(cpuAtStart);
-  const nodeCpu = (cpu.user + cpu.system) / 1_000 / (Date.now() - started);
-  const delays = [...consumer.delays].sort((a, b) => a - b);
-  consumer.delays = undefined;
-  const [stages] = await app
-    .get(DataSource)
-    .query<Array<{ relay_p50: number; relay_p99: number; consume_p50: number; consume_p99: number }>>(
-      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM m.published_at - m.created_at)) * 1000 AS relay_p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM m.published_at - m.created_at)) * 1000 AS relay_p99,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM i.handled_at - m.published_at)) * 1000 AS consume_p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM i.handled_at - m.published_at)) * 1000 AS consume_p99
-       FROM outbox.messages m JOIN outbox.inbox i ON i.message_id = m.id
-      WHERE m.aggregate_id = $1`,
-      [label],
-    );
-  return {
-    rate,
-    p50: percentile(delays, 50),
-    p99: percentile(delays, 99),
-    max: delays.at(-1) ?? NaN,
-    relay: { p50: stages.relay_p50, p99: stages.relay_p99 },
-    consume: { p50: stages.consume_p50, p99: stages.consume_p99 },
-    nodeCpu,
-  };
 }
 
 /**
@@ -300,9 +173,9 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
     phase('relay: timing round trips to Postgres and Redis');
     const trips = await roundTrips();
     const raw = await rawBullmq();
-    const { eventsPerSecond, app } = await outboxDrain();
-    const half = await latencyAt(app, Math.floor(eventsPerSecond / 2), 'half');
-    const light = await latencyAt(app, LIGHT_RATE, 'light');
+    const { eventsPerSecond, app } = await outboxDrain(EVENTS, CONCURRENCY);
+    const half = await latencyAt(app, Math.floor(eventsPerSecond / 2), 'half', LOAD_SECONDS);
+    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS);
     await app.close();
     const notify = await notifyCost();
     phase('relay: done');

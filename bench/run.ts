@@ -1,18 +1,24 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { checkoutBenchmark } from './checkout.bench';
+import { peerBenchmark } from './peer.bench';
 import { relayBenchmark } from './relay.bench';
 import { tracingBenchmark } from './tracing.bench';
 
 /**
- * `npm run bench [-- name ...]`: runs the named benchmarks (all by default), prints each one's
+ * `npm run bench [-- name ...]`: runs the named benchmarks (relay and peer by default), prints each one's
  * table with its ratios against the baselines it ran beside, and writes the figures as JSON to
  * bench/results/.
  */
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   relay: relayBenchmark,
-  // (e) of relay, alone: `npm run bench` runs relay only, which includes it.
+  // (e) of relay, alone: `npm run bench` runs relay, which includes it.
   tracing: tracingBenchmark,
+  // graphile-worker beside our relay; `checkout` ends with it too.
+  peer: peerBenchmark,
+  checkout: checkoutBenchmark,
 };
+const DEFAULT = ['relay', 'peer'];
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
@@ -20,7 +26,7 @@ async function main(): Promise<void> {
   if (unknown.length > 0)
     throw new Error(`Unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(benchmarks).join(', ')}`);
   const results: Record<string, unknown> = {};
-  for (const name of names.length > 0 ? names : ['relay']) results[name] = await benchmarks[name]();
+  for (const name of names.length > 0 ? names : DEFAULT) results[name] = await benchmarks[name]();
   const dir = path.join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -1,0 +1,575 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import { RedisServer } from '../test/support/redis-server';
+import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, until } from './bench-env';
+import { CheckoutLoad, FINAL_STATUSES, type Finished, type Offered, parseMix } from './checkout-load';
+import { type ProfileSummary, summarizeProfile } from './cpu-profile';
+import { peerBenchmark } from './peer.bench';
+import { ProbedApp } from './probed-app';
+import { phase } from './progress';
+import { readRecording, replay, type ReplayResult } from './sql-replay';
+
+/**
+ * `npm run bench -- checkout`: whole checkouts as users run them, over REST against the app in
+ * its own process with its default settings, per mode: the highest rate it sustains, how long
+ * checkouts take at a light load and at half that rate, what one costs in Postgres statements,
+ * transactions and round trips and in Redis commands, where the app's CPU goes; then the same
+ * SQL replayed with raw pg (the ceiling if the app cost nothing); then the Postgres-queue peer.
+ */
+const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',');
+const MIX_TEXT = process.env.BENCH_CHECKOUT_MIX ?? 'happy';
+const MIX = parseMix(MIX_TEXT);
+const LIGHT_RATE = Number(process.env.BENCH_CHECKOUT_LIGHT_RATE ?? 10);
+const WINDOW_SECONDS = Number(process.env.BENCH_CHECKOUT_SECONDS ?? 10);
+const RAMP_FROM = Number(process.env.BENCH_RAMP_FROM ?? 20);
+const RAMP_FACTOR = Number(process.env.BENCH_RAMP_FACTOR ?? 1.5);
+const STEP_SECONDS = Number(process.env.BENCH_RAMP_STEP_SECONDS ?? 6);
+const REFINE_STEPS = Number(process.env.BENCH_RAMP_REFINE ?? 2);
+const RAMP_MAX = Number(process.env.BENCH_RAMP_MAX ?? 2_000);
+const PROCESSES = Number(process.env.BENCH_APP_PROCESSES ?? 1);
+const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 5);
+const RECORD_SECONDS = Number(process.env.BENCH_RECORD_SECONDS ?? 4);
+const REPLAY_SECONDS = Number(process.env.BENCH_REPLAY_SECONDS ?? 10);
+const WITH_PEER = process.env.BENCH_CHECKOUT_PEER !== 'false';
+/** A step is sustained when its p99 stays within this and no backlog builds up. */
+const P99_LIMIT_MS = 1_000;
+/** More than this many seconds' worth of checkouts unfinished during a step: it cannot keep up. */
+const BACKLOG_SECONDS = 3;
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+/** Settings for the experiments of whoever tunes the app: `BENCH_APP_ENV='A=1,B=2'`. */
+function appEnvOverrides(): Record<string, string> {
+  const text = process.env.BENCH_APP_ENV ?? '';
+  return Object.fromEntries(
+    text
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+      }),
+  );
+}
+
+const resultsDir = path.join(__dirname, 'results');
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+
+/** The bench's own view of the database: how many checkouts finished, and the commit counter. */
+class Monitor {
+  /** Statements this client sent: each one a transaction that pg_stat_database counts too. */
+  queries = 0;
+
+  private constructor(private readonly client: Client) {}
+
+  static async connect(): Promise<Monitor> {
+    const client = new Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    return new Monitor(client);
+  }
+
+  async finishedCount(ids: string[]): Promise<number> {
+    this.queries += 1;
+    const { rows } = await this.client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1::uuid[]) AND status = ANY($2)`,
+      [ids, FINAL_STATUSES],
+    );
+    return rows[0].n;
+  }
+
+  async committed(): Promise<number> {
+    this.queries += 1;
+    const { rows } = await this.client.query<{ n: string }>(
+      `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0].n);
+  }
+
+  async untilFinished(ids: string[], what: string, timeoutMs = 120_000): Promise<void> {
+    try {
+      await until(async () => (await this.finishedCount(ids)) === ids.length, timeoutMs, 100);
+    } catch {
+      const left = ids.length - (await this.finishedCount(ids));
+      throw new Error(`${what}: ${left} of ${ids.length} checkouts still PENDING after ${timeoutMs / 1_000} s`);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.client.end();
+  }
+}
+
+/** Counters of everything that a checkout costs, summed over the app processes. */
+interface Counters {
+  at: number;
+  pgRoundTrips: number;
+  pgControl: number;
+  pgStatements: number;
+  pgTransactions: number;
+  redisCommands: number;
+  redisRoundTrips: number;
+  cpuMicros: number;
+  /** pg_stat_database's xact_commit, less the monitor's own statements. */
+  xactCommit: number;
+  /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
+  redisExecuted: number;
+  redisByCommand: Record<string, number>;
+}
+
+interface Costs {
+  pgStatements: number;
+  pgRoundTrips: number;
+  pgTransactions: number;
+  xactCommit: number;
+  redisCommands: number;
+  redisRoundTrips: number;
+  redisExecuted: number;
+  cpuMs: number;
+}
+
+/** Postgres publishes a backend's counters within about a second of its last transaction. */
+const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+
+interface Context {
+  mode: string;
+  apps: ProbedApp[];
+  load: CheckoutLoad;
+  monitor: Monitor;
+  redis: RedisServer;
+  /** What the app does per ms on its own (timers, sweeps, polling), to take off a window's counts. */
+  idle?: Costs;
+}
+
+/** Calls of each command Redis ran, from INFO commandstats, less the INFO calls that read them. */
+async function redisCommandStats(redis: RedisServer): Promise<Record<string, number>> {
+  const info = await redis.command((client) => client.info('commandstats'));
+  const calls: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
+  return calls;
+}
+
+async function counters(context: Context): Promise<Counters> {
+  const probes = await Promise.all(context.apps.map((app) => app.counters()));
+  const sum = (key: keyof (typeof probes)[number]) => probes.reduce((total, probe) => total + probe[key], 0);
+  const committed = await context.monitor.committed();
+  const redisByCommand = await redisCommandStats(context.redis);
+  return {
+    at: Date.now(),
+    pgRoundTrips: sum('pgRoundTrips'),
+    pgControl: sum('pgControl'),
+    pgStatements: sum('pgStatements'),
+    pgTransactions: sum('pgTransactions'),
+    redisCommands: sum('redisCommands'),
+    redisRoundTrips: sum('redisRoundTrips'),
+    cpuMicros: sum('cpuMicros'),
+    xactCommit: committed - context.monitor.queries,
+    redisExecuted: Object.values(redisByCommand).reduce((sum, calls) => sum + calls, 0),
+    redisByCommand,
+  };
+}
+
+/** What happened between two snapshots, less what the idle app would have done meanwhile, per `divisor`. */
+function costs(before: Counters, after: Counters, divisor: number, idle?: Costs): Costs {
+  const ms = after.at - before.at;
+  const per = (delta: number, idlePerMs = 0) => (delta - idlePerMs * ms) / divisor;
+  return {
+    pgStatements: per(after.pgStatements - before.pgStatements, idle?.pgStatements),
+    pgRoundTrips: per(after.pgRoundTrips - before.pgRoundTrips, idle?.pgRoundTrips),
+    pgTransactions: per(after.pgTransactions - before.pgTransactions, idle?.pgTransactions),
+    xactCommit: per(after.xactCommit - before.xactCommit, idle?.xactCommit),
+    redisCommands: per(after.redisCommands - before.redisCommands, idle?.redisCommands),
+    redisRoundTrips: per(after.redisRoundTrips - before.redisRoundTrips, idle?.redisRoundTrips),
+    redisExecuted: per(after.redisExecuted - before.redisExecuted, idle?.redisExecuted),
+    cpuMs: per((after.cpuMicros - before.cpuMicros) / 1_000, idle?.cpuMs),
+  };
+}
+
+function idsOf(offered: Offered[]): string[] {
+  return offered.flatMap((o) => (o.id ? [o.id] : []));
+}
+
+function errorsOf(offered: Offered[]): number {
+  return offered.filter((o) => o.status !== 202).length;
+}
+
+interface Durations {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function durations(finished: Finished[]): Durations {
+  const sorted = finished.map((f) => f.durationMs).sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+  };
+}
+
+function tally(finished: Finished[]): Record<string, number> {
+  return finished.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.status]: (acc[f.status] ?? 0) + 1 }), {});
+}
+
+interface WindowReport extends Durations {
+  rate: number;
+  checkouts: number;
+  errors: number;
+  outcomes: Record<string, number>;
+  perCheckout: Costs;
+  /** The commands Redis ran most, per checkout (the idle app's share not taken off). */
+  redisTopCommands: Record<string, number>;
+  /** Share of one core the app processes used during the window. */
+  appCpu: number;
+}
+
+/** A steady load for WINDOW_SECONDS: how long checkouts take, and what each one costs. */
+async function measureWindow(context: Context, rate: number, label: string): Promise<WindowReport> {
+  const { mode, load, monitor } = context;
+  phase(`${mode}: ${label}, ${rate} checkouts/s for ${WINDOW_SECONDS} s`);
+  await statsSettle();
+  const before = await counters(context);
+  const offered = await load.offer(mode, rate, WINDOW_SECONDS);
+  const ids = idsOf(offered);
+  await monitor.untilFinished(ids, `${mode} ${label}`);
+  await statsSettle();
+  const after = await counters(context);
+  const finished = await load.finished(mode, ids);
+  const report: WindowReport = {
+    rate,
+    checkouts: ids.length,
+    errors: errorsOf(offered),
+    outcomes: tally(finished),
+    ...durations(finished),
+    perCheckout: costs(before, after, ids.length, context.idle),
+    redisTopCommands: Object.fromEntries(
+      Object.entries(after.redisByCommand)
+        .map(([name, calls]): [string, number] => [name, (calls - (before.redisByCommand[name] ?? 0)) / ids.length])
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10),
+    ),
+    appCpu: (after.cpuMicros - before.cpuMicros) / 1_000 / (after.at - before.at),
+  };
+  phase(
+    `${mode}: ${label}: p50 ${report.p50.toFixed(0)} ms, p99 ${report.p99.toFixed(0)} ms, ` +
+      `${report.perCheckout.pgRoundTrips.toFixed(1)} Postgres round trips and ${report.perCheckout.redisCommands.toFixed(1)} Redis commands per checkout`,
+  );
+  return report;
+}
+
+interface Step {
+  rate: number;
+  sustained: boolean;
+  why: string;
+  /** Checkouts finished per second while the load lasted. */
+  finishedPerSecond: number;
+  p99?: number;
+  appCpu: number;
+}
+
+/** One step of the ramp: is `rate` sustained (p99 within the limit, no backlog building up)? */
+async function rampStep(context: Context, rate: number): Promise<Step> {
+  const { mode, load, monitor } = context;
+  const offered: Offered[] = [];
+  let backlog = 0;
+  let polling = false;
+  const poll = setInterval(() => {
+    if (polling) return;
+    polling = true;
+    monitor
+      .finishedCount(idsOf(offered))
+      .then((done) => (backlog = offered.length - done))
+      .catch(() => undefined)
+      .finally(() => (polling = false));
+  }, 500);
+  const cpuBefore = (await Promise.all(context.apps.map((app) => app.counters()))).reduce((s, c) => s + c.cpuMicros, 0);
+  const started = Date.now();
+  await load.offer(mode, rate, STEP_SECONDS, offered, () => backlog > rate * BACKLOG_SECONDS);
+  const offerEnded = Date.now();
+  clearInterval(poll);
+  const cpuAfter = (await Promise.all(context.apps.map((app) => app.counters()))).reduce((s, c) => s + c.cpuMicros, 0);
+  const ids = idsOf(offered);
+  const cutShort = offered.length < Math.round(rate * STEP_SECONDS);
+  await monitor.untilFinished(ids, `${mode} at ${rate}/s`, 180_000);
+  const finished = await load.finished(mode, ids);
+  const { p99 } = durations(finished);
+  const finishedPerSecond =
+    finished.filter((f) => f.finishedAt <= offerEnded).length / ((offerEnded - started) / 1_000);
+  const errors = errorsOf(offered);
+  const why = cutShort
+    ? `backlog over ${BACKLOG_SECONDS} s of checkouts, stopped after ${((offerEnded - started) / 1_000).toFixed(1)} s`
+    : errors > 0
+      ? `${errors} requests not answered 202`
+      : `p99 ${p99.toFixed(0)} ms`;
+  const step: Step = {
+    rate,
+    sustained: !cutShort && errors === 0 && p99 <= P99_LIMIT_MS,
+    why,
+    finishedPerSecond,
+    p99,
+    appCpu: (cpuAfter - cpuBefore) / 1_000 / (offerEnded - started),
+  };
+  phase(
+    `${mode}: ${rate}/s ${step.sustained ? 'sustained' : 'NOT sustained'} (${why}; ` +
+      `${finishedPerSecond.toFixed(1)}/s finished, app ${(step.appCpu * 100).toFixed(0)}% of a core)`,
+  );
+  return step;
+}
+
+/** Up by RAMP_FACTOR until a rate is not sustained, then a few steps between the last two. */
+async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; firstNot?: Step }> {
+  const steps: Step[] = [];
+  let highest: Step | undefined;
+  let firstNot: Step | undefined;
+  for (let rate = RAMP_FROM; rate <= RAMP_MAX && !firstNot; rate = Math.round(rate * RAMP_FACTOR)) {
+    const step = await rampStep(context, rate);
+    steps.push(step);
+    if (step.sustained) highest = step;
+    else firstNot = step;
+  }
+  // Not even the first rate (a slow or busy machine): halve until one is sustained.
+  while (!highest && firstNot && Math.round(firstNot.rate / 2) >= 1) {
+    const step = await rampStep(context, Math.round(firstNot.rate / 2));
+    steps.push(step);
+    if (step.sustained) highest = step;
+    else firstNot = step;
+  }
+  for (let i = 0; i < REFINE_STEPS && highest && firstNot; i += 1) {
+    const rate = Math.round(Math.sqrt(highest.rate * firstNot.rate));
+    if (rate <= highest.rate || rate >= firstNot.rate) break;
+    const step = await rampStep(context, rate);
+    steps.push(step);
+    if (step.sustained) highest = step;
+    else firstNot = step;
+  }
+  return { steps, highest, firstNot };
+}
+
+interface ModeReport {
+  light: WindowReport;
+  steps: Step[];
+  highestSustained: number;
+  firstNotSustained?: { rate: number; finishedPerSecond: number; why: string };
+  half: WindowReport;
+  profile: ProfileSummary & { file: string; rate: number };
+  recorded: {
+    rate: number;
+    checkouts: number;
+    statementsPerCheckout: number;
+    transactions: number;
+    connections: number;
+    files: string[];
+  };
+  ceiling: ReplayResult & { checkoutsPerSecond: number };
+  ratioToCeiling: number;
+}
+
+async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
+  phase(`${mode}: recreating the bench database, starting ${PROCESSES} app process(es)`);
+  await recreateBenchDatabase();
+  await redis.flushAll();
+  const env = {
+    DATABASE_URL: BENCH_DATABASE_URL,
+    REDIS_URL: redis.url,
+    LOG_LEVEL: 'warn',
+    ADMIN_TOKEN,
+    // A load generator is one client at one address: the per-client limits would refuse it.
+    RATE_LIMIT_SIGNUPS: '0',
+    RATE_LIMIT_CHECKOUTS: '0',
+    ...appEnvOverrides(),
+  };
+  // The first process migrates the fresh database; the others find it done.
+  const apps = [await ProbedApp.start(env)];
+  for (let i = 1; i < PROCESSES; i += 1) apps.push(await ProbedApp.start(env));
+  const monitor = await Monitor.connect();
+  const load = new CheckoutLoad(
+    apps.map((app) => app.url),
+    ADMIN_TOKEN,
+    MIX,
+  );
+  const context: Context = { mode, apps, load, monitor, redis };
+  try {
+    await load.signUp();
+    phase(`${mode}: warming up, ${LIGHT_RATE} checkouts/s for 3 s`);
+    await monitor.untilFinished(idsOf(await load.offer(mode, LIGHT_RATE, 3)), `${mode} warm-up`);
+
+    phase(`${mode}: what the idle app does on its own, 2 s`);
+    await statsSettle();
+    const idleFrom = await counters(context);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idleTo = await counters(context);
+    context.idle = costs(idleFrom, idleTo, idleTo.at - idleFrom.at);
+
+    const light = await measureWindow(context, LIGHT_RATE, 'light load');
+    phase(`${mode}: ramp from ${RAMP_FROM}/s, x${RAMP_FACTOR} every ${STEP_SECONDS} s until it cannot keep up`);
+    const { steps, highest, firstNot } = await ramp(context);
+    const highestSustained = highest?.rate ?? 0;
+    const halfRate = Math.max(1, Math.round(highestSustained / 2));
+    const half = await measureWindow(context, halfRate, 'half of the highest sustained rate');
+
+    // At the rate the ceiling is compared with: the relay and the inbox batch more as the rate grows.
+    const recordRate = Math.max(1, highestSustained);
+    phase(`${mode}: recording the SQL of ${Math.round(recordRate * RECORD_SECONDS)} checkouts at ${recordRate}/s`);
+    const files = apps.map((_, i) => path.join(resultsDir, `checkout-sql-${mode}-${stamp}-${i + 1}.json`));
+    await Promise.all(apps.map((app) => app.startRecording()));
+    const recordedIds = idsOf(await load.offer(mode, recordRate, RECORD_SECONDS));
+    await monitor.untilFinished(recordedIds, `${mode} recording`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // what follows a checkout's last step
+    await Promise.all(apps.map((app, i) => app.stopRecording(files[i])));
+
+    phase(`${mode}: CPU profile of the app at ${halfRate}/s for ${PROFILE_SECONDS} s`);
+    const profileFile = path.join(resultsDir, `checkout-${mode}-${stamp}.cpuprofile`);
+    await apps[0].startProfile();
+    await monitor.untilFinished(idsOf(await load.offer(mode, halfRate, PROFILE_SECONDS)), `${mode} profile`);
+    await apps[0].stopProfile(profileFile);
+    const profile = {
+      ...summarizeProfile(profileFile),
+      file: path.relative(process.cwd(), profileFile),
+      rate: halfRate,
+    };
+
+    phase(`${mode}: stopping the app`);
+    await Promise.all(apps.map((app) => app.stop()));
+    const recording = readRecording(files);
+    const result = await replay(
+      BENCH_DATABASE_URL,
+      recording,
+      recording.connections,
+      REPLAY_SECONDS,
+      new Set(load.buyerIds()),
+    );
+    const ceiling = { ...result, checkoutsPerSecond: result.copiesPerSecond * recordedIds.length };
+    phase(
+      `${mode}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s` +
+        (result.retries > 0 ? `, ${result.retries} transactions retried after a deadlock` : '') +
+        (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
+    );
+    return {
+      light,
+      steps,
+      highestSustained,
+      firstNotSustained: firstNot && {
+        rate: firstNot.rate,
+        finishedPerSecond: firstNot.finishedPerSecond,
+        why: firstNot.why,
+      },
+      half,
+      profile,
+      recorded: {
+        rate: recordRate,
+        checkouts: recordedIds.length,
+        statementsPerCheckout: recording.statements / recordedIds.length,
+        transactions: recording.units.length,
+        connections: recording.connections,
+        files: files.map((file) => path.relative(process.cwd(), file)),
+      },
+      ceiling,
+      ratioToCeiling: highestSustained / ceiling.checkoutsPerSecond,
+    };
+  } catch (error) {
+    for (const [i, app] of apps.entries()) console.error(`app ${i + 1}, last lines:\n${app.tail()}`);
+    throw error;
+  } finally {
+    await monitor.end();
+    await Promise.all(apps.map((app) => app.stop()));
+  }
+}
+
+function print(reports: Record<string, ModeReport>, started: ReturnType<typeof machine>): void {
+  const modes = Object.keys(reports);
+  const rows: string[][] = [['', ...modes]];
+  const add = (label: string, value: (r: ModeReport) => string) =>
+    rows.push([label, ...modes.map((m) => value(reports[m]))]);
+  const n = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+  const times = (w: WindowReport) => `${n(w.p50)} / ${n(w.p95)} / ${n(w.p99)} ms`;
+  const costRow = (w: WindowReport, pick: (c: Costs) => number[]) =>
+    pick(w.perCheckout)
+      .map((v) => n(v, 1))
+      .join(' / ');
+  add('highest sustained rate (p99 <= 1 s, no backlog)', (r) => `${r.highestSustained}/s`);
+  add('first rate not sustained: finished/s meanwhile', (r) =>
+    r.firstNotSustained ? `${r.firstNotSustained.rate}/s: ${n(r.firstNotSustained.finishedPerSecond, 1)}/s` : '-',
+  );
+  add(
+    'ceiling: the same SQL with raw pg',
+    (r) => `${n(r.ceiling.checkoutsPerSecond)}/s (${r.ceiling.concurrency} conns)`,
+  );
+  add('highest sustained / ceiling', (r) => n(r.ratioToCeiling, 2));
+  add(`duration p50 / p95 / p99 at ${LIGHT_RATE}/s`, (r) => times(r.light));
+  add('duration p50 / p95 / p99 at half the highest', (r) => `${times(r.half)} (${r.half.rate}/s)`);
+  for (const [label, pick] of [
+    ['light', (r: ModeReport) => r.light],
+    ['half', (r: ModeReport) => r.half],
+  ] as const) {
+    add(`per checkout (${label}): Postgres statements / round trips`, (r) =>
+      costRow(pick(r), (c) => [c.pgStatements, c.pgRoundTrips]),
+    );
+    add(`per checkout (${label}): transactions, ours / pg_stat_database`, (r) =>
+      costRow(pick(r), (c) => [c.pgTransactions, c.xactCommit]),
+    );
+    add(`per checkout (${label}): Redis commands sent / round trips / run`, (r) =>
+      costRow(pick(r), (c) => [c.redisCommands, c.redisRoundTrips, c.redisExecuted]),
+    );
+    add(
+      `per checkout (${label}): app CPU ms; the app's CPU, in cores`,
+      (r) => `${n(pick(r).perCheckout.cpuMs, 1)} ms; ${n(pick(r).appCpu, 2)}`,
+    );
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  console.log(
+    `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
+      `machine: ${started.cpus} x ${started.cpuModel}, ${started.memoryGb} GB, Node ${started.node}; ` +
+      `load average ${started.loadAverage.join(' ')} at the start, ${machine().loadAverage.join(' ')} at the end\n`,
+  );
+  for (const row of rows)
+    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  for (const mode of modes) {
+    const { profile } = reports[mode];
+    const shares = profile.byPackage
+      .filter((p) => p.charged >= 0.01)
+      .slice(0, 12)
+      .map((p) => `${p.name} ${n(p.charged * 100)}%`)
+      .join(', ');
+    const top = profile.topFunctions
+      .slice(0, 5)
+      .map((f) => `${f.name} (${f.where}) ${n(f.self * 100)}%`)
+      .join(', ');
+    console.log(
+      `\n${mode}: the app's CPU at ${profile.rate}/s${PROCESSES > 1 ? ' (its first process)' : ''}, by package, ` +
+        `Node's internals charged to their caller ` +
+        `(${profile.file}):\n  ${shares}\n  most self time: ${top}`,
+    );
+  }
+}
+
+export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
+  mkdirSync(resultsDir, { recursive: true });
+  const started = machine();
+  // Redis of its own: INFO commandstats counts a whole server's commands, the shared one's are others' too.
+  const redis = await RedisServer.start();
+  const reports: Record<string, ModeReport> = {};
+  try {
+    for (const mode of MODES) reports[mode] = await runMode(mode, redis);
+  } finally {
+    await redis.stop();
+  }
+  print(reports, started);
+  const peer = WITH_PEER ? await peerBenchmark() : undefined;
+  return {
+    machine: started,
+    loadAverageAtEnd: machine().loadAverage,
+    settings: {
+      mix: MIX_TEXT,
+      processes: PROCESSES,
+      lightRate: LIGHT_RATE,
+      windowSeconds: WINDOW_SECONDS,
+      ramp: { from: RAMP_FROM, factor: RAMP_FACTOR, stepSeconds: STEP_SECONDS, refine: REFINE_STEPS },
+      appEnv: appEnvOverrides(),
+    },
+    modes: reports,
+    peer,
+  };
+}

@@ -1,0 +1,215 @@
+import { Logger, run, runMigrations } from 'graphile-worker';
+import { Client, escapeIdentifier, Pool } from 'pg';
+import {
+  BENCH_DATABASE_URL,
+  cleanRedis,
+  migrateBenchDatabase,
+  percentile,
+  recreateBenchDatabase,
+  statsSettle,
+  transactionsCommitted,
+} from './bench-env';
+import { phase, track } from './progress';
+import { type Latency, latencyAt, outboxDrain } from './relay-path';
+
+/**
+ * The peer: what a user would pick instead of an outbox in front of BullMQ, a Postgres job queue
+ * whose enqueue joins the business transaction (graphile-worker, pinned in package.json), one
+ * worker process with a no-op task, on a database of its own; beside it, our relay's drain and
+ * its delay at a light load, in the same run.
+ */
+const JOBS = Number(process.env.BENCH_PEER_JOBS ?? 10_000);
+const DRAIN_SECONDS = Number(process.env.BENCH_PEER_DRAIN_SECONDS ?? 10);
+const CONCURRENCIES = (process.env.BENCH_PEER_CONCURRENCY ?? '20,50').split(',').map(Number);
+const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/** Our side: the relay benchmark's (b) and (c), smaller. */
+const OUR_EVENTS = Number(process.env.BENCH_PEER_OUR_EVENTS ?? 10_000);
+const OUR_CONCURRENCY = 64; // the workers' default (OUTBOX_WORKER_CONCURRENCY)
+
+const silent = new Logger(() => () => undefined);
+
+function peerDatabaseUrl(): string {
+  const url = new URL(BENCH_DATABASE_URL);
+  url.pathname = `/${decodeURIComponent(url.pathname.slice(1))}_peer`;
+  return url.toString();
+}
+
+async function recreatePeerDatabase(): Promise<string> {
+  const url = peerDatabaseUrl();
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
+  await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
+  await client.end();
+  await runMigrations({ connectionString: url, logger: silent });
+  return url;
+}
+
+/**
+ * A backlog of JOBS no-op jobs, then one worker process at `concurrency` draining it: jobs per
+ * second from the worker starting to the last job done, or to DRAIN_SECONDS if that comes first.
+ */
+async function peerDrain(
+  concurrency: number,
+): Promise<{ concurrency: number; jobsPerSecond: number; jobs: number; transactionsPerJob: number }> {
+  const url = await recreatePeerDatabase();
+  phase(`peer: graphile-worker, a backlog of ${JOBS} jobs drained at concurrency ${concurrency}`);
+  const seed = new Client({ connectionString: url });
+  await seed.connect();
+  // add_jobs, the bulk form: one add_job per row would take longer than the drain.
+  await seed.query(
+    `SELECT count(*) FROM graphile_worker.add_jobs((
+       SELECT array_agg(ROW('noop', json_build_object('seq', g, 'note', 'a payload of a typical size'),
+                            NULL, NULL, NULL, NULL, NULL, NULL)::graphile_worker.job_spec)
+         FROM generate_series(1, $1::int) g))`,
+    [JOBS],
+  );
+  await seed.end();
+  await statsSettle();
+  const committedBefore = await transactionsCommitted(url);
+  let done = 0;
+  const stopTracking = track(`peer: jobs done at concurrency ${concurrency}`, JOBS, () => done);
+  const started = Date.now();
+  const runner = await run({
+    connectionString: url,
+    concurrency,
+    maxPoolSize: concurrency + 2, // graphile-worker's advice: at least concurrency + 2
+    noHandleSignals: true,
+    logger: silent,
+    taskList: { noop: async () => void (done += 1) },
+  });
+  const deadline = started + DRAIN_SECONDS * 1_000;
+  while (done < JOBS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  const jobsPerSecond = done / ((Date.now() - started) / 1_000);
+  stopTracking();
+  await runner.stop();
+  await statsSettle();
+  // Less the two readings themselves.
+  const transactionsPerJob = ((await transactionsCommitted(url)) - committedBefore - 1) / done;
+  return { concurrency, jobsPerSecond, jobs: done, transactionsPerJob };
+}
+
+/**
+ * An open-loop load of `rate` transactions a second, each enqueueing one job with add_job
+ * before it commits (enqueue in the business transaction, graphile-worker's selling point), for
+ * LOAD_SECONDS: each job's delay runs from being enqueued to its task starting, as ours does.
+ */
+async function peerLatency(rate: number, concurrency: number): Promise<Omit<Latency, 'relay' | 'consume'>> {
+  const url = await recreatePeerDatabase();
+  const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
+  phase(`peer: graphile-worker delay at ${rate} jobs/s, ${total} one-job transactions over ${LOAD_SECONDS} s`);
+  const delays: number[] = [];
+  const runner = await run({
+    connectionString: url,
+    concurrency,
+    maxPoolSize: concurrency + 2,
+    noHandleSignals: true,
+    logger: silent,
+    taskList: {
+      noop: async (payload) => void delays.push(Date.now() - (payload as { enqueuedAt: number }).enqueuedAt),
+    },
+  });
+  const producers = new Pool({ connectionString: url, max: 16 });
+  const stopTracking = track(`peer: ${rate} jobs/s, started`, total, () => delays.length);
+  const cpuAtStart = process.cpuUsage();
+  const started = Date.now();
+  let sent = 0;
+  const commits: Array<Promise<void>> = [];
+  const enqueue = async () => {
+    const client = await producers.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`SELECT graphile_worker.add_job('noop', $1::json)`, [
+        JSON.stringify({ enqueuedAt: Date.now() }),
+      ]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  };
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
+      for (; sent < due; sent += 1) commits.push(enqueue());
+      if (sent >= total) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+  await Promise.all(commits);
+  const deadline = Date.now() + 60_000;
+  while (delays.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  stopTracking();
+  const cpu = process.cpuUsage(cpuAtStart);
+  await runner.stop();
+  await producers.end();
+  const sorted = [...delays].sort((a, b) => a - b);
+  return {
+    rate,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) ?? NaN,
+    nodeCpu: (cpu.user + cpu.system) / 1_000 / (Date.now() - started),
+  };
+}
+
+/** `npm run bench -- peer`, and the end of `npm run bench -- checkout`. */
+export async function peerBenchmark(): Promise<Record<string, unknown>> {
+  phase('peer: our relay first, on the bench database');
+  await recreateBenchDatabase();
+  await migrateBenchDatabase();
+  let ours: { eventsPerSecond: number; transactionsPerEvent: number; light: Latency };
+  try {
+    const committedBefore = await transactionsCommitted(BENCH_DATABASE_URL);
+    const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, OUR_CONCURRENCY, 'peer:');
+    await statsSettle();
+    // The seed, the app's start and its idle timers are in it too: a few dozen against thousands.
+    const transactionsPerEvent = ((await transactionsCommitted(BENCH_DATABASE_URL)) - committedBefore - 1) / OUR_EVENTS;
+    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS, 'peer:');
+    await app.close();
+    ours = { eventsPerSecond, transactionsPerEvent, light };
+  } finally {
+    await cleanRedis();
+  }
+  const drains = [];
+  for (const concurrency of CONCURRENCIES) drains.push(await peerDrain(concurrency));
+  const peerLight = await peerLatency(LIGHT_RATE, CONCURRENCIES[0]);
+  phase('peer: done');
+
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  const rows = [
+    [
+      `ours: outbox -> relay -> BullMQ -> inbox, ${OUR_EVENTS} backlog`,
+      `${ours.eventsPerSecond.toFixed(0)} events/s`,
+      `${ours.transactionsPerEvent.toFixed(2)} Postgres transactions per event`,
+    ],
+    ...drains.map((d) => [
+      `peer: graphile-worker, concurrency ${d.concurrency}`,
+      `${d.jobsPerSecond.toFixed(0)} jobs/s`,
+      `ours is ${(ours.eventsPerSecond / d.jobsPerSecond).toFixed(1)} x; ${d.transactionsPerJob.toFixed(2)} Postgres transactions per job`,
+    ]),
+    [
+      `ours: delay at ${LIGHT_RATE}/s, p50 / p99`,
+      `${ms(ours.light.p50)} / ${ms(ours.light.p99)}`,
+      `relay stage ${ms(ours.light.relay.p50)} / ${ms(ours.light.relay.p99)}`,
+    ],
+    [
+      `peer: delay at ${LIGHT_RATE}/s, p50 / p99 (concurrency ${CONCURRENCIES[0]})`,
+      `${ms(peerLight.p50)} / ${ms(peerLight.p99)}`,
+      `max ${ms(peerLight.max)}`,
+    ],
+  ];
+  const width = Math.max(...rows.map((r) => r[0].length));
+  const valueWidth = Math.max(...rows.map((r) => r[1].length));
+  console.log(
+    `\npeer benchmark: our relay beside graphile-worker (one process, no-op task), ${new Date().toISOString()}\n`,
+  );
+  for (const [name, value, note = ''] of rows)
+    console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+  return { ours, peer: { drains, light: peerLight } };
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
+import type { RecordedQuery } from './app-probe';
+import { phase } from './progress';
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const BEGINS = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
+const ENDS = /^\s*(COMMIT|END|ROLLBACK)\s*;?\s*$/i;
+
+/** One transaction as a connection of the app sent it: BEGIN to COMMIT, or a statement alone. */
+interface Unit {
+  queries: RecordedQuery[];
+  /** When its last statement was sent: a transaction that another one read from ended before. */
+  endedAt: number;
+  explicit: boolean;
+}
+
+export interface Recording {
+  units: Unit[];
+  statements: number;
+  /** Connections of the app that sent anything while it was recorded. */
+  connections: number;
+}
+
+/** Reads the probes' files (one per app process) and cuts each connection's statements into transactions. */
+export function readRecording(files: string[]): Recording {
+  const units: Unit[] = [];
+  const connections = new Set<string>();
+  let statements = 0;
+  for (const [process, file] of files.entries()) {
+    const queries = JSON.parse(readFileSync(file, 'utf8')) as RecordedQuery[];
+    statements += queries.length;
+    const open = new Map<number, Unit>();
+    for (const query of queries) {
+      connections.add(`${process}:${query.connection}`);
+      let unit = open.get(query.connection);
+      if (!unit) {
+        unit = { queries: [], endedAt: query.at, explicit: BEGINS.test(query.text) };
+        if (unit.explicit) open.set(query.connection, unit);
+        else units.push(unit);
+      }
+      unit.queries.push(query);
+      unit.endedAt = query.at;
+      if (unit.explicit && ENDS.test(query.text)) {
+        open.delete(query.connection);
+        units.push(unit);
+      }
+    }
+    // A transaction still open when the recording stopped is replayed up to where it was.
+    units.push(...open.values());
+  }
+  units.sort((a, b) => a.endedAt - b.endedAt);
+  return { units, statements, connections: connections.size };
+}
+
+export interface ReplayResult {
+  /** Copies of the recording replayed per second, as a fraction of statements. */
+  copiesPerSecond: number;
+  concurrency: number;
+  statementsPerSecond: number;
+  /** Transactions that failed in the replay where the app's did not (after retries). */
+  unexpectedErrors: number;
+  /** Transactions tried again after a deadlock. */
+  retries: number;
+  firstError?: string;
+}
+
+/**
+ * Sends the recorded statements again with raw pg and nothing else: `concurrency` connections,
+ * each replaying whole copies of the recording, transaction by transaction in the order they
+ * ended, with the same statements, parameters and transaction boundaries. Each copy gets fresh
+ * UUIDs for every id the recording made (checkouts, messages, keys), so its rows are new rows,
+ * while `keep` (the buyers, who existed before) stay as they are.
+ */
+export async function replay(
+  databaseUrl: string,
+  recording: Recording,
+  concurrency: number,
+  seconds: number,
+  keep: Set<string>,
+): Promise<ReplayResult> {
+  let statementsDone = 0;
+  let unexpectedErrors = 0;
+  let retries = 0;
+  let firstError: string | undefined;
+  const deadline = Date.now() + seconds * 1_000;
+  const started = Date.now();
+  phase(`ceiling: replaying ${recording.statements} statements with raw pg, ${concurrency} connections, ${seconds} s`);
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      const client = new Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        while (Date.now() < deadline) {
+          const ids = new Map<string, string>();
+          const fresh = (text: string) =>
+            text.replace(UUID, (uuid) => {
+              const key = uuid.toLowerCase();
+              if (keep.has(key)) return uuid;
+              let mapped = ids.get(key);
+              if (!mapped) ids.set(key, (mapped = randomUUID()));
+              return mapped;
+            });
+          for (const unit of recording.units) {
+            if (Date.now() >= deadline) break;
+            // A deadlock between two copies (their relays' claims cross) is retried, as the app's would be.
+            for (let attempt = 1; attempt <= 3; attempt += 1) {
+              const outcome = await replayUnit(client, unit, fresh);
+              if (outcome.error && RETRIED.has(outcome.code ?? '') && attempt < 3) {
+                retries += 1;
+                continue;
+              }
+              statementsDone += outcome.statements;
+              if (outcome.error) {
+                unexpectedErrors += 1;
+                firstError ??= outcome.error;
+              }
+              break;
+            }
+          }
+        }
+      } finally {
+        await client.end();
+      }
+    }),
+  );
+  const elapsed = (Date.now() - started) / 1_000;
+  return {
+    copiesPerSecond: statementsDone / recording.statements / elapsed,
+    concurrency,
+    statementsPerSecond: statementsDone / elapsed,
+    unexpectedErrors,
+    retries,
+    firstError,
+  };
+}
+
+/**
+ * A claim (`SELECT ... WHERE ... FOR UPDATE SKIP LOCKED`) locks whatever rows are free when it
+ * runs: replayed as it was, one copy's relay would lock the rows of every other copy in flight,
+ * which then wait for it, a contention the app does not have. It is replayed on the rows the app
+ * claimed (this copy's), with the same statement otherwise.
+ */
+function asReplayed(query: RecordedQuery): { text: string; values: Array<string | null> } {
+  if (!query.claimed) return query;
+  const where = /\bWHERE\b/i.exec(query.text);
+  if (!where) return query;
+  const rest = query.text.slice(where.index + where[0].length);
+  const end = /\b(ORDER\s+BY|LIMIT|FOR\s+UPDATE)\b/i.exec(rest);
+  if (!end) return query;
+  const position = query.values.length + 1;
+  return {
+    text:
+      query.text.slice(0, where.index) +
+      `WHERE id = ANY($${position}::uuid[]) AND (${rest.slice(0, end.index)}) ${rest.slice(end.index)}`,
+    values: [...query.values, `{${query.claimed.join(',')}}`],
+  };
+}
+
+/** Deadlocks and serialization failures: the transaction is tried again. */
+const RETRIED = new Set(['40P01', '40001']);
+
+/** One transaction, statement by statement; stops at the first failure the app did not see. */
+async function replayUnit(
+  client: Client,
+  unit: Unit,
+  fresh: (text: string) => string,
+): Promise<{ statements: number; error?: string; code?: string }> {
+  let statements = 0;
+  for (const query of unit.queries) {
+    const sent = asReplayed(query);
+    const values = sent.values.map((value, index) =>
+      value === null ? null : query.binary?.includes(index) ? Buffer.from(value, 'base64') : fresh(value),
+    );
+    try {
+      statements += 1;
+      if (values.length > 0) await client.query(fresh(sent.text), values);
+      else await client.query(fresh(sent.text));
+    } catch (error) {
+      if (query.failed) continue; // it failed for the app too, which went on
+      if (unit.explicit) await client.query('ROLLBACK').catch(() => undefined);
+      return {
+        statements,
+        error: `${String(error)} in: ${query.text.slice(0, 200)}`,
+        code: (error as { code?: string }).code,
+      };
+    }
+  }
+  return { statements };
+}
