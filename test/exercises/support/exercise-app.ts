@@ -99,14 +99,17 @@ export class ExerciseProcess {
         ADMIN_TOKEN,
         PORT: String(this.port),
         EXERCISE_MODULES: this.options.modules.map((m) => `${m.file}#${m.name}`).join(','),
+        // A module that loads the answer itself (a wiring) must load the one the spec runs against.
+        EXERCISE_TARGET: process.env.EXERCISE_TARGET,
+        EXERCISE_TARGETS: process.env.EXERCISE_TARGETS,
         ...this.options.env,
       }).filter((entry): entry is [string, string] => entry[1] !== undefined),
     );
-    const process = await AppProcess.start(env, main);
-    this.current = process;
-    const exited = process.exitCode(70_000).then(
+    const child = await AppProcess.start(env, main);
+    this.current = child;
+    const exited = child.exitCode(70_000).then(
       (code) => {
-        throw new Error(`the exercise app exited (code ${code}) while starting:\n${process.tail()}`);
+        throw new Error(`the exercise app exited (code ${code}) while starting:\n${child.tail()}`);
       },
       () => undefined,
     );
@@ -114,7 +117,7 @@ export class ExerciseProcess {
       exited,
       eventually(
         async () => {
-          const { status } = await process.get('/health');
+          const { status } = await child.get('/health');
           if (status !== 200) throw new Error(`health answered ${status}`);
         },
         { timeoutMs: 60_000, intervalMs: 100, what: 'the exercise app to start' },
