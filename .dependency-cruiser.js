@@ -23,6 +23,14 @@ module.exports = {
       to: { path: '^src/modules/' },
     },
     {
+      name: 'config-at-the-bottom',
+      comment:
+        'src/config/ holds what every part shares and knows no part: a module or an infrastructure piece registers its own configuration where it lives (ConfigModule.forFeature).',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/(modules|infra)/' },
+    },
+    {
       name: 'pure-domain',
       comment: 'Domain code (business rules, saga decisions) knows no framework, database, transport or HTTP.',
       severity: 'error',

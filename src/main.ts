@@ -5,29 +5,15 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
+import { checkEnvironment } from './bootstrap/check-environment';
 import { configureApp } from './bootstrap/configure-app';
 import { shutDownGracefully } from './bootstrap/graceful-shutdown';
 import { listeningMessage } from './bootstrap/listening-message';
-import { configFactories } from './config';
 import { appConfig } from './config/app.config';
 import { InvalidEnvironmentError } from './config/env';
 
-/** Every variable is checked before anything starts, and all problems are reported at once. */
-function checkEnvironment(): void {
-  const problems = configFactories.flatMap((load) => {
-    try {
-      load();
-      return [];
-    } catch (error) {
-      if (error instanceof InvalidEnvironmentError) return error.problems;
-      throw error;
-    }
-  });
-  if (problems.length > 0) throw new InvalidEnvironmentError(problems);
-}
-
 async function bootstrap(): Promise<void> {
-  checkEnvironment();
+  await checkEnvironment(AppModule);
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
   shutDownGracefully(app);

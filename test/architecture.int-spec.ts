@@ -104,6 +104,23 @@ describe('The architecture rules', () => {
     expect(output).toContain('infra-independent-of-modules');
   });
 
+  it('when configuration imports a module or shared infrastructure, then the lint fails naming the rule', async () => {
+    const dir = tree({
+      'src/modules/checkout/checkout.config.ts': 'export const checkoutConfig = () => ({});\n',
+      'src/infra/outbox/outbox.config.ts': 'export const outboxConfig = () => ({});\n',
+      'src/config/index.ts':
+        "import { checkoutConfig } from '../modules/checkout/checkout.config';\n" +
+        "import { outboxConfig } from '../infra/outbox/outbox.config';\n" +
+        'export const configFactories = [checkoutConfig, outboxConfig];\n',
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain('config-at-the-bottom: src/config/index.ts → src/modules/checkout/checkout.config.ts');
+    expect(output).toContain('config-at-the-bottom: src/config/index.ts → src/infra/outbox/outbox.config.ts');
+  });
+
   it('when domain code imports the database layer, then the lint fails', async () => {
     const dir = tree({
       'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -12,11 +13,14 @@ import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
 @Global()
 @Module({
   imports: [
+    ConfigModule.forFeature(authConfig),
     JwtModule.registerAsync({
+      imports: [ConfigModule.forFeature(authConfig)],
       inject: [authConfig.KEY],
       useFactory: (config: AuthConfig) => ({ secret: config.tokenSecret }),
     }),
     ThrottlerModule.forRootAsync({
+      imports: [ConfigModule.forFeature(rateLimitConfig)],
       inject: [rateLimitConfig.KEY, Reflector],
       useFactory: (config: RateLimitConfig, reflector: Reflector) => throttlerOptions(config, reflector),
     }),

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
@@ -13,6 +14,7 @@ import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
 import { Housekeeping } from './housekeeping';
 import { Inbox } from './inbox';
+import { outboxConfig } from './outbox.config';
 import { OutboxConsumer } from './outbox.consumer';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxPublisher } from './outbox.publisher';
@@ -31,6 +33,7 @@ import { TransportHistory } from './transport-history';
 @Global()
 @Module({
   imports: [
+    ConfigModule.forFeature(outboxConfig),
     DiscoveryModule,
     DatabaseModule.forFeature({
       migrations: [

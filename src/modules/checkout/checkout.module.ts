@@ -1,8 +1,10 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { StepFaults } from '../../infra/faults/step-faults';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { BillingModule } from '../billing';
 import { ContentModule } from '../content';
+import { checkoutConfig } from './checkout.config';
 import { CheckoutMetrics } from './checkout.metrics';
 import { CheckoutTimelineController } from './checkout-timeline/checkout-timeline.controller';
 import { CheckoutsRepository } from './database/checkouts.repository';
@@ -24,6 +26,7 @@ import { RecordRefundReaction } from './record-refund/record-refund.reaction';
 import { ResumeCheckoutController } from './resume-checkout/resume-checkout.controller';
 import { ResumeCheckout } from './resume-checkout/resume-checkout.handler';
 import { SagaDeadlines } from './orchestration/saga-deadlines';
+import { sagaConfig } from './orchestration/saga.config';
 import { SagaMetrics } from './orchestration/saga.metrics';
 import { SagaRunner } from './orchestration/saga.runner';
 import { SagasController } from './orchestration/sagas.controller';
@@ -39,6 +42,8 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
 /** The checkout process: its REST entry point, its status read model and its coordination. */
 @Module({
   imports: [
+    ConfigModule.forFeature(checkoutConfig),
+    ConfigModule.forFeature(sagaConfig),
     BillingModule,
     ContentModule,
     DatabaseModule.forFeature({

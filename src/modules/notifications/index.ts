@@ -1,3 +1,1 @@
 export { NotificationsModule } from './notifications.module';
-export { SendWelcomeEmail, type WelcomeOutcome } from './send-welcome-email/send-welcome-email.handler';
-export { mailConfig } from './mail/mail.config';

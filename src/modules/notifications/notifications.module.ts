@@ -1,4 +1,5 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { StepFaults } from '../../infra/faults/step-faults';
@@ -18,6 +19,7 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
 /** Emails to buyers: the welcome after a sale, and its correction after a refund. */
 @Module({
   imports: [
+    ConfigModule.forFeature(mailConfig),
     IdentityModule,
     DatabaseModule.forFeature({
       migrations: [CreateNotificationsSchema1795970000400, CreateEmails1795970002400, CreateMailHandovers1795970004400],

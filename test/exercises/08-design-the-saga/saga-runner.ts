@@ -1,8 +1,12 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
-import { AuthorizePayment, CapturePayment, RefundPayment, VoidAuthorization } from '../../../src/modules/billing';
+import { AuthorizePayment } from '../../../src/modules/billing/authorize-payment/authorize-payment.handler';
+import { CapturePayment } from '../../../src/modules/billing/capture-payment/capture-payment.handler';
+import { RefundPayment } from '../../../src/modules/billing/refund-payment/refund-payment.handler';
+import { VoidAuthorization } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
 import type { PaymentMethod } from '../../../src/modules/checkout/contracts';
-import { GrantAccess, RevokeAccess } from '../../../src/modules/content';
-import { SendWelcomeEmail } from '../../../src/modules/notifications';
+import { GrantAccess } from '../../../src/modules/content/grant-access/grant-access.handler';
+import { RevokeAccess } from '../../../src/modules/content/revoke-access/revoke-access.handler';
+import { SendWelcomeEmail } from '../../../src/modules/notifications/send-welcome-email/send-welcome-email.handler';
 import type { Action, Compensation, SagaDesign } from './exercise';
 
 /**

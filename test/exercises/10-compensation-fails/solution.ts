@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
 
 /**
  * A compensation fails like any other call: it says so. The failure goes back to the queue, which

@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
