@@ -14,6 +14,14 @@ const fixtureApp = [
 ];
 
 /**
+ * Backends waiting on the lock of fixture.effects in this test's database. pg_locks shows the whole
+ * cluster, and databases cloned from one template share their tables' OIDs: without the database,
+ * this would count (and end) the waiters of other tests running beside this one.
+ */
+const WAITING_ON_EFFECTS = `NOT granted AND relation = 'fixture.effects'::regclass
+  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+
+/**
  * A delivery that kills its worker, again and again: the app runs as a child process that the test
  * SIGKILLs while the handler is in flight (it waits on a lock that the test holds), as a handler
  * that crashes the process would.
@@ -36,11 +44,7 @@ describe('A handler that kills its worker', () => {
   const prefix = newQueuePrefix();
   /** Handlers of the entry in flight: waiting on the lock of fixture.effects. */
   const inFlight = async () =>
-    (
-      await database.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'fixture.effects'::regclass`,
-      )
-    )[0].n;
+    (await database.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_locks WHERE ${WAITING_ON_EFFECTS}`))[0].n;
 
   beforeAll(async () => {
     database = await TestDatabase.create();
@@ -71,9 +75,7 @@ describe('A handler that kills its worker', () => {
       await eventually(async () => expect(await inFlight()).toBe(2), { timeoutMs: 60_000 });
       await app.stop();
       // A backend waiting on a lock does not notice that its client died: end it, as its kernel would.
-      await database.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE NOT granted AND relation = 'fixture.effects'::regclass`,
-      );
+      await database.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${WAITING_ON_EFFECTS}`);
       await eventually(async () => expect(await inFlight()).toBe(0));
       app = await AppProcess.start(env(), fixtureApp);
     }

@@ -138,12 +138,16 @@ export class Inbox {
   /**
    * Inserts the inbox rows in one statement; returns the keys of those that were not there yet.
    * Only for messages of this deployment's outbox: a job that names another message is refused.
+   * A delivery that is dead-lettered is not recorded either, so it is not handled until redriven.
    */
   private async record(items: InboxDelivery[]): Promise<Set<string>> {
     const rows = await this.txHost.tx.query<Array<{ message_id: string; consumer: string }>>(
       `INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
        SELECT d.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS d(message_id, consumer, correlation_id, attempt)
         WHERE EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = d.message_id)
+          -- A copy pushed again by a sweep that read just before the delivery was dead-lettered.
+          AND NOT EXISTS (SELECT 1 FROM outbox.dead_letters l
+                           WHERE l.message_id = d.message_id AND l.consumer = d.consumer AND l.status = 'dead')
        ON CONFLICT DO NOTHING
        RETURNING message_id, consumer`,
       [
