@@ -4,7 +4,7 @@ export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 /**
  * The six steps, in the order the pivot rule gives: cheap and reversible first, irreversible last.
  * The grant is provisional until the capture; activating it comes before the email, so that the
- * email never welcomes a buyer to access they cannot use yet (ADR 0011).
+ * email never welcomes a buyer to access they cannot use yet (ADR 0052).
  */
 export const FORWARD_STEPS = [
   'identity.verify-user',
