@@ -144,8 +144,9 @@ describe('A delivery of a choreographed checkout that crashed its worker', () =>
 
     client = await boot();
 
+    // Its step is not asserted: the tracker's own delivery of the grant may have been in flight at
+    // the crash, and be dead-lettered as well, before it moved the checkout on to the capture.
     expect(await client.until(id, ['INTERVENTION'], 30_000)).toMatchObject({
-      step: CAPTURE,
       failureReason: expect.stringContaining('crashed the worker 1 times'),
     });
     // It learned of it from the announcement, which carries the checkout's correlation and coordination.
