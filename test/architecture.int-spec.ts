@@ -121,6 +121,37 @@ describe('The architecture rules', () => {
     expect(output).toContain('config-at-the-bottom: src/config/index.ts → src/infra/outbox/outbox.config.ts');
   });
 
+  it("when a participant's slice imports a sibling slice, then the lint fails naming the rule", async () => {
+    const dir = tree({
+      'src/modules/billing/authorize-payment/authorize-payment.reaction.ts':
+        'export const authorizeKey = (checkoutId: string) => `${checkoutId}:billing.authorize-payment`;\n',
+      'src/modules/billing/void-authorization/void-authorization.reaction.ts':
+        "import { authorizeKey } from '../authorize-payment/authorize-payment.reaction';\nexport const voidKey = authorizeKey;\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'no-cross-slice: src/modules/billing/void-authorization/void-authorization.reaction.ts → src/modules/billing/authorize-payment/authorize-payment.reaction.ts',
+    );
+  });
+
+  it('when slices share what they share through a shared folder or the module root, then that is allowed', async () => {
+    const dir = tree({
+      'src/modules/billing/idempotency-keys.ts':
+        'export const authorizeKey = (checkoutId: string) => `${checkoutId}:billing.authorize-payment`;\n',
+      'src/modules/billing/domain/payment.ts': "export const voidable = (status: string) => status === 'authorized';\n",
+      'src/modules/billing/void-authorization/void-authorization.reaction.ts':
+        "import { voidable } from '../domain/payment';\nimport { authorizeKey } from '../idempotency-keys';\n" +
+        'export const voidKey = (id: string, status: string) => (voidable(status) ? authorizeKey(id) : undefined);\n',
+      'src/modules/billing/billing.module.ts':
+        "import { voidKey } from './void-authorization/void-authorization.reaction';\nexport const keys = [voidKey];\n",
+    });
+
+    expect((await cruise(dir)).code).toBe(0);
+  });
+
   it('when domain code imports the database layer, then the lint fails', async () => {
     const dir = tree({
       'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',

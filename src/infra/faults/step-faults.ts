@@ -54,11 +54,18 @@ export class StepFaults {
     }
   }
 
-  /** Runs a step under its fault rules; `refusal` is what a `fail` rule makes it answer instead. */
-  async run<R>(step: string, work: () => Promise<R>, refusal: () => R): Promise<StepRun<R>> {
+  /**
+   * Runs a step under its fault rules; `refusal` is what a `fail` rule makes it answer instead. A
+   * step that cannot say no (an activation, an email) has none: there `fail` throws, and the
+   * failure is retried like any other.
+   */
+  async run<R>(step: string, work: () => Promise<R>, refusal?: R): Promise<StepRun<R>> {
     const fault = this.decide(`step:${step}`);
     if (fault === 'timeout-before') return { answered: false };
-    if (fault === 'fail') return { answered: true, result: refusal() };
+    if (fault === 'fail') {
+      if (refusal === undefined) throw new InjectedFault(`step:${step}`);
+      return { answered: true, result: refusal };
+    }
     if (fault === 'crash') crashNow(`step:${step}`);
     const result = await work();
     if (this.decide(`step:${step}:after-effect`) === 'crash') crashNow(`step:${step}:after-effect`);

@@ -10,5 +10,5 @@ export {
   type MessageDeadLetteredPayload,
 } from './contracts';
 export { type TransportEntry, TransportHistory } from './transport-history';
-export { type Answer, answer, CommandExecution } from './command-execution';
+export { type Answer, answer } from './answer';
 export { PermanentFailure } from './permanent-failure';

@@ -2,13 +2,13 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
+import { StepRunner } from '../steps/step-runner';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
 import { CreateOutboxDeployment1795970002000 } from './database/migrations/1795970002000-create-outbox-deployment';
 import { RecordCrashedDeliveries1795970003000 } from './database/migrations/1795970003000-record-crashed-deliveries';
 import { CreateOutboxConsumers1795970004000 } from './database/migrations/1795970004000-create-outbox-consumers';
 import { ConsumerCatalog } from './consumer-catalog';
-import { CommandExecution } from './command-execution';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
@@ -28,7 +28,8 @@ import { TransportHistory } from './transport-history';
 
 /**
  * The transport: the publisher that modules write messages with, and the relay, consumers,
- * redelivery sweep, housekeeping and dead-letter handling behind it.
+ * redelivery sweep, housekeeping and dead-letter handling behind it. It also provides the step
+ * runner, which participants carry out their steps with: it publishes their answers.
  */
 @Global()
 @Module({
@@ -62,8 +63,8 @@ import { TransportHistory } from './transport-history';
     RedeliverySweeper,
     Housekeeping,
     TransportHistory,
-    CommandExecution,
+    StepRunner,
   ],
-  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, CommandExecution],
+  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, StepRunner],
 })
 export class OutboxModule {}

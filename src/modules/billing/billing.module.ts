@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { AuthorizePaymentCommandHandler } from './authorize-payment/authorize-payment.command-handler';
 import { AuthorizePayment } from './authorize-payment/authorize-payment.handler';
 import { AuthorizePaymentReaction } from './authorize-payment/authorize-payment.reaction';
 import { BillingApi } from './billing.api';
-import { BillingCommands } from './billing.commands';
+import { CapturePaymentCommandHandler } from './capture-payment/capture-payment.command-handler';
 import { CapturePayment } from './capture-payment/capture-payment.handler';
 import { CapturePaymentReaction } from './capture-payment/capture-payment.reaction';
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
@@ -14,6 +15,7 @@ import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
 import { Plans } from './plans/plans';
 import { RefundPaymentController } from './refund-payment/refund-payment.controller';
 import { RefundPayment } from './refund-payment/refund-payment.handler';
+import { VoidAuthorizationCommandHandler } from './void-authorization/void-authorization.command-handler';
 import { VoidAuthorization } from './void-authorization/void-authorization.handler';
 import { VoidAuthorizationReaction } from './void-authorization/void-authorization.reaction';
 
@@ -41,7 +43,9 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     AuthorizePaymentReaction,
     CapturePaymentReaction,
     VoidAuthorizationReaction,
-    BillingCommands,
+    AuthorizePaymentCommandHandler,
+    CapturePaymentCommandHandler,
+    VoidAuthorizationCommandHandler,
   ],
   exports: [BillingApi, AuthorizePayment, CapturePayment, VoidAuthorization, RefundPayment],
 })

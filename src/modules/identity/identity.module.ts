@@ -8,7 +8,7 @@ import { CreateUsers1795970002100 } from './database/migrations/1795970002100-cr
 import { UserEntity } from './database/user.entity';
 import { GetUserController } from './get-user/get-user.controller';
 import { IdentityApi } from './identity.api';
-import { VerifyUserCommandHandler } from './verify-user/verify-user.command';
+import { VerifyUserCommandHandler } from './verify-user/verify-user.command-handler';
 import { VerifyUser } from './verify-user/verify-user.handler';
 import { VerifyUserReaction } from './verify-user/verify-user.reaction';
 

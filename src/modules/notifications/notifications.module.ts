@@ -5,14 +5,15 @@ import { DatabaseModule } from '../../infra/database/database.module';
 import { StepFaults } from '../../infra/faults/step-faults';
 import { IdentityModule } from '../identity';
 import { CorrectWelcomeEmail } from './correct-welcome-email/correct-welcome-email.handler';
-import { CORRECTION_STEP, CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-welcome-email.reaction';
+import { CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-welcome-email.reaction';
+import { correctWelcomeEmailStep } from './correct-welcome-email/correct-welcome-email.step';
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
 import { CreateMailHandovers1795970004400 } from './database/migrations/1795970004400-create-mail-handovers';
 import { CheckoutEmails } from './mail/checkout-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
 import { LogMailTransport, MailHandovers, MailTransport, SmtpMailTransport } from './mail/mail-transport';
-import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command';
+import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command-handler';
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.handler';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
 
@@ -53,6 +54,6 @@ export class NotificationsModule implements OnModuleInit {
 
   /** The correction after a refund has the fault points of a step, as the welcome has through the checkout's. */
   onModuleInit(): void {
-    this.stepFaults.declare([CORRECTION_STEP], []);
+    this.stepFaults.declare([correctWelcomeEmailStep.name], []);
   }
 }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { PaymentMethod } from '../../checkout/contracts';
-import { type Answer, answer } from '../../../infra/outbox';
-import { PaymentAuthorized, PaymentDeclined, type PaymentPayload } from '../contracts';
-import { type PaymentRow, PaymentsRepository } from '../database/payments.repository';
+import type { PaymentPayload } from '../contracts';
+import { PaymentsRepository } from '../database/payments.repository';
 import { decideAuthorize } from '../domain/payment';
 import { CardGateway } from '../gateway/card-gateway';
+import { toPaymentPayload } from '../payment.mapper';
 import { Plans } from '../plans/plans';
 
-export interface AuthorizePaymentCommand {
+export interface AuthorizePaymentInput {
   checkoutId: string;
   userId: string;
   planId: string;
@@ -20,25 +20,6 @@ export type AuthorizeOutcome =
   | { outcome: 'authorized'; payment: PaymentPayload; isNew: boolean }
   | { outcome: 'declined'; reason: string; isNew: boolean };
 
-/** What an injected `fail` makes the step answer: a declined card. */
-export const INJECTED_DECLINE: AuthorizeOutcome = { outcome: 'declined', reason: 'injected-refusal', isNew: true };
-
-/** The event that announces an authorization's outcome, and its payload. */
-export function authorizationAnswer(checkoutId: string, result: AuthorizeOutcome): Answer {
-  return result.outcome === 'authorized'
-    ? answer(PaymentAuthorized, result.payment)
-    : answer(PaymentDeclined, { checkoutId, reason: result.reason });
-}
-
-export const toPaymentPayload = (row: PaymentRow): PaymentPayload => ({
-  checkoutId: row.checkout_id,
-  paymentId: row.id,
-  userId: row.user_id!,
-  planId: row.plan_id!,
-  amountCents: row.amount_cents!,
-  currency: row.currency!,
-});
-
 /** Step 2 of a checkout: hold the plan's price on the buyer's card. Compensated by a void. */
 @Injectable()
 export class AuthorizePayment {
@@ -48,7 +29,7 @@ export class AuthorizePayment {
     private readonly gateway: CardGateway,
   ) {}
 
-  async execute(command: AuthorizePaymentCommand): Promise<AuthorizeOutcome> {
+  async execute(command: AuthorizePaymentInput): Promise<AuthorizeOutcome> {
     const existing = await this.payments.lockByCheckout(command.checkoutId);
     const decision = decideAuthorize(existing);
     if (decision.kind === 'refused')

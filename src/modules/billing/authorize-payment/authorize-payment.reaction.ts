@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import {
   CHOREOGRAPHED,
   CheckoutRequested,
@@ -10,7 +10,9 @@ import {
   type PaymentMethod,
 } from '../../checkout/contracts';
 import { BuyerVerified, type BuyerVerifiedPayload } from '../../identity/contracts';
-import { AuthorizePayment, authorizationAnswer, INJECTED_DECLINE } from './authorize-payment.handler';
+import { authorizeKey } from '../idempotency-keys';
+import { AuthorizePayment, type AuthorizePaymentInput } from './authorize-payment.handler';
+import { authorizePaymentStep } from './authorize-payment.step';
 
 interface IntentRow {
   checkout_id: string;
@@ -20,8 +22,6 @@ interface IntentRow {
   requested_at: Date | null;
   buyer_verified_at: Date | null;
 }
-
-export const authorizeKey = (checkoutId: string) => `${checkoutId}:billing.authorize-payment`;
 
 /**
  * Choreography: billing authorizes once it knows both what was asked (the checkout's request)
@@ -35,8 +35,7 @@ export class AuthorizePaymentReaction {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly authorizePayment: AuthorizePayment,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage(CheckoutRequested, { consumer: 'billing.record-payment-intent', where: CHOREOGRAPHED })
@@ -66,21 +65,13 @@ export class AuthorizePaymentReaction {
 
   private async authorizeWhenComplete(intent: IntentRow): Promise<void> {
     if (!intent.requested_at || !intent.buyer_verified_at) return;
-    const checkoutId = intent.checkout_id;
-    const { answered, result } = await this.steps.run(
-      'billing.authorize-payment',
-      () =>
-        this.authorizePayment.execute({
-          checkoutId,
-          userId: intent.user_id!,
-          planId: intent.plan_id!,
-          paymentMethod: intent.payment_method!,
-          idempotencyKey: authorizeKey(checkoutId),
-        }),
-      () => INJECTED_DECLINE,
-    );
-    if (!answered || !result?.isNew) return;
-    const { contract, payload } = authorizationAnswer(checkoutId, result);
-    await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
+    const input: AuthorizePaymentInput = {
+      checkoutId: intent.checkout_id,
+      userId: intent.user_id!,
+      planId: intent.plan_id!,
+      paymentMethod: intent.payment_method!,
+      idempotencyKey: authorizeKey(intent.checkout_id),
+    };
+    await this.steps.react(authorizePaymentStep, input, () => this.authorizePayment.execute(input));
   }
 }

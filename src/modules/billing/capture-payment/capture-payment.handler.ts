@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { type Answer, answer } from '../../../infra/outbox';
-import { CaptureDeclined, PaymentCaptured, type PaymentPayload } from '../contracts';
+import type { PaymentPayload } from '../contracts';
 import { PaymentsRepository } from '../database/payments.repository';
 import { decideCapture } from '../domain/payment';
 import { CardGateway } from '../gateway/card-gateway';
-import { toPaymentPayload } from '../authorize-payment/authorize-payment.handler';
+import { toPaymentPayload } from '../payment.mapper';
 
-export interface CapturePaymentCommand {
+export interface CapturePaymentInput {
   checkoutId: string;
   idempotencyKey: string;
 }
@@ -14,20 +13,6 @@ export interface CapturePaymentCommand {
 export type CaptureOutcome =
   | { outcome: 'captured'; payment: PaymentPayload; isNew: boolean }
   | { outcome: 'declined'; reason: string; isNew: boolean };
-
-/** What an injected `fail` makes the step answer: a declined capture. */
-export const INJECTED_CAPTURE_DECLINE: CaptureOutcome = {
-  outcome: 'declined',
-  reason: 'injected-refusal',
-  isNew: true,
-};
-
-/** The event that announces a capture's outcome, and its payload. */
-export function captureAnswer(checkoutId: string, result: CaptureOutcome): Answer {
-  return result.outcome === 'captured'
-    ? answer(PaymentCaptured, result.payment)
-    : answer(CaptureDeclined, { checkoutId, reason: result.reason });
-}
 
 /**
  * Step 4, the pivot: take the money. Everything that could still say no has said yes; after
@@ -40,7 +25,7 @@ export class CapturePayment {
     private readonly gateway: CardGateway,
   ) {}
 
-  async execute({ checkoutId, idempotencyKey }: CapturePaymentCommand): Promise<CaptureOutcome> {
+  async execute({ checkoutId, idempotencyKey }: CapturePaymentInput): Promise<CaptureOutcome> {
     const payment = await this.payments.lockByCheckout(checkoutId);
     const decision = decideCapture(payment);
     if (decision.kind === 'already-captured') {

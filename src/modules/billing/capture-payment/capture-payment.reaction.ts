@@ -1,28 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessGranted, type AccessGrantedPayload } from '../../content/contracts';
-import { CapturePayment, captureAnswer, INJECTED_CAPTURE_DECLINE } from './capture-payment.handler';
+import { CapturePayment } from './capture-payment.handler';
+import { capturePaymentStep } from './capture-payment.step';
 
 /** Choreography: access granted, so nothing can say no any more: take the money. */
 @Injectable()
 export class CapturePaymentReaction {
   constructor(
     private readonly capturePayment: CapturePayment,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage(AccessGranted, { consumer: 'billing.capture-payment', where: CHOREOGRAPHED })
   async onAccessGranted({ checkoutId }: AccessGrantedPayload): Promise<void> {
-    const { answered, result } = await this.steps.run(
-      'billing.capture-payment',
-      () => this.capturePayment.execute({ checkoutId, idempotencyKey: `${checkoutId}:billing.capture-payment` }),
-      () => INJECTED_CAPTURE_DECLINE,
-    );
-    if (!answered || !result?.isNew) return;
-    const { contract, payload } = captureAnswer(checkoutId, result);
-    await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
+    const input = { checkoutId, idempotencyKey: `${checkoutId}:billing.capture-payment` };
+    await this.steps.react(capturePaymentStep, input, () => this.capturePayment.execute(input));
   }
 }

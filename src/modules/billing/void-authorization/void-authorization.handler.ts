@@ -3,7 +3,7 @@ import { PaymentsRepository } from '../database/payments.repository';
 import { decideVoid } from '../domain/payment';
 import { CardGateway, type GatewayAnswer, UNKNOWN_AUTHORIZATION } from '../gateway/card-gateway';
 
-export interface VoidAuthorizationCommand {
+export interface VoidAuthorizationInput {
   checkoutId: string;
   /** The key of the authorization being undone, as on every attempt of it. */
   idempotencyKey: string;
@@ -26,7 +26,7 @@ export class VoidAuthorization {
     private readonly gateway: CardGateway,
   ) {}
 
-  async execute({ checkoutId, idempotencyKey }: VoidAuthorizationCommand): Promise<VoidOutcome> {
+  async execute({ checkoutId, idempotencyKey }: VoidAuthorizationInput): Promise<VoidOutcome> {
     const payment = await this.payments.lockByCheckout(checkoutId);
     const decision = decideVoid(payment);
     switch (decision.kind) {

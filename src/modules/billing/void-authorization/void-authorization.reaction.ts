@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessRefused, AccessRevoked, type AccessUndonePayload } from '../../content/contracts';
-import { authorizeKey } from '../authorize-payment/authorize-payment.reaction';
-import { PaymentVoided } from '../contracts';
+import { authorizeKey } from '../idempotency-keys';
 import { VoidAuthorization } from './void-authorization.handler';
+import { voidAuthorizationStep } from './void-authorization.step';
 
 /**
  * Choreography's compensation, as a reaction: when content refuses access (a sale it cannot
@@ -16,22 +16,12 @@ import { VoidAuthorization } from './void-authorization.handler';
 export class VoidAuthorizationReaction {
   constructor(
     private readonly voidAuthorization: VoidAuthorization,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage([AccessRefused, AccessRevoked], { consumer: 'billing.void-authorization', where: CHOREOGRAPHED })
   async onAccessUndone({ checkoutId, reason }: AccessUndonePayload): Promise<void> {
-    const result = await this.steps.compensate('billing.void-authorization', () =>
-      this.voidAuthorization.execute({ checkoutId, idempotencyKey: authorizeKey(checkoutId) }),
-    );
-    if (result.outcome === 'not-voidable')
-      throw new Error(`Cannot void the payment of ${checkoutId}: ${result.reason}`);
-    if (!result.isNew) return;
-    await this.outbox.publish(
-      PaymentVoided,
-      { checkoutId, paymentId: result.paymentId, reason },
-      { aggregateId: checkoutId },
-    );
+    const input = { checkoutId, idempotencyKey: authorizeKey(checkoutId), reason };
+    await this.steps.react(voidAuthorizationStep, input, () => this.voidAuthorization.execute(input));
   }
 }

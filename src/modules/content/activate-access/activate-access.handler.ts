@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AccessActivated } from '../contracts';
-import { type Answer, answer } from '../../../infra/outbox';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideActivate } from '../domain/entitlement';
 
-export interface ActivateAccessCommand {
+export interface ActivateAccessInput {
   checkoutId: string;
 }
 
@@ -16,12 +14,6 @@ export type ActivateOutcome = {
   isNew: boolean;
 };
 
-/** The event that announces an activation, and its payload. */
-export function activationAnswer(checkoutId: string, result: ActivateOutcome): Answer {
-  const { entitlementId, userId, planId } = result;
-  return answer(AccessActivated, { checkoutId, entitlementId, userId, planId });
-}
-
 /**
  * Step 5 of a checkout, after the pivot: the money was taken, so the provisional grant becomes
  * active and the buyer can use the plan. Retried until done, never compensated. A grant that is
@@ -31,7 +23,7 @@ export function activationAnswer(checkoutId: string, result: ActivateOutcome): A
 export class ActivateAccess {
   constructor(private readonly entitlements: EntitlementsRepository) {}
 
-  async execute({ checkoutId }: ActivateAccessCommand): Promise<ActivateOutcome> {
+  async execute({ checkoutId }: ActivateAccessInput): Promise<ActivateOutcome> {
     const existing = await this.entitlements.lockByCheckout(checkoutId);
     const decision = decideActivate(existing);
     if (decision.kind === 'impossible') {

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { type Answer, answer } from '../../../infra/outbox';
 import { IdentityApi } from '../../identity';
-import { AccessGranted, AccessRefused } from '../contracts';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideGrant } from '../domain/entitlement';
 
-export interface GrantAccessCommand {
+export interface GrantAccessInput {
   checkoutId: string;
   userId: string;
   planId: string;
@@ -15,17 +13,6 @@ export interface GrantAccessCommand {
 export type GrantOutcome =
   | { outcome: 'granted'; entitlementId: string; isNew: boolean }
   | { outcome: 'refused'; reason: string; isNew: boolean };
-
-/** What an injected `fail` makes the step answer: a refusal. */
-export const INJECTED_REFUSAL: GrantOutcome = { outcome: 'refused', reason: 'injected-refusal', isNew: true };
-
-/** The event that announces a grant's outcome, and its payload. */
-export function grantAnswer(command: GrantAccessCommand, result: GrantOutcome): Answer {
-  const { checkoutId, userId, planId } = command;
-  return result.outcome === 'granted'
-    ? answer(AccessGranted, { checkoutId, entitlementId: result.entitlementId, userId, planId })
-    : answer(AccessRefused, { checkoutId, reason: result.reason });
-}
 
 /**
  * Step 3 of a checkout: reserve the plan for the buyer, where the plan is licensed in the buyer's
@@ -40,7 +27,7 @@ export class GrantAccess {
     private readonly identity: IdentityApi,
   ) {}
 
-  async execute({ checkoutId, userId, planId, idempotencyKey }: GrantAccessCommand): Promise<GrantOutcome> {
+  async execute({ checkoutId, userId, planId, idempotencyKey }: GrantAccessInput): Promise<GrantOutcome> {
     const existing = await this.entitlements.lockByCheckout(checkoutId);
     const buyer = await this.identity.findUser(userId);
     if (!buyer) return { outcome: 'refused', reason: 'unknown-user', isNew: !existing };

@@ -1,29 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import { PaymentAuthorized, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
-import { GrantAccess, grantAnswer, INJECTED_REFUSAL } from './grant-access.handler';
+import { grantKey } from '../idempotency-keys';
+import { GrantAccess } from './grant-access.handler';
+import { grantAccessStep } from './grant-access.step';
 
 /** Choreography: funds are held, so give access, or say why not (and billing will void). */
 @Injectable()
 export class GrantAccessReaction {
   constructor(
     private readonly grantAccess: GrantAccess,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage(PaymentAuthorized, { consumer: 'content.grant-access', where: CHOREOGRAPHED })
   async onPaymentAuthorized({ checkoutId, userId, planId }: PaymentPayload): Promise<void> {
-    const command = { checkoutId, userId, planId, idempotencyKey: `${checkoutId}:content.grant-access` };
-    const { answered, result } = await this.steps.run(
-      'content.grant-access',
-      () => this.grantAccess.execute(command),
-      () => INJECTED_REFUSAL,
-    );
-    if (!answered || !result?.isNew) return;
-    const { contract, payload } = grantAnswer(command, result);
-    await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
+    const input = { checkoutId, userId, planId, idempotencyKey: grantKey(checkoutId) };
+    await this.steps.react(grantAccessStep, input, () => this.grantAccess.execute(input));
   }
 }

@@ -2,6 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideRevoke } from '../domain/entitlement';
 
+export interface RevokeAccessInput {
+  checkoutId: string;
+  /** The key of the grant being undone, as on every attempt of it. */
+  idempotencyKey: string;
+}
+
 export type RevokeOutcome = { outcome: 'revoked'; entitlementId: string; isNew: boolean };
 
 /**
@@ -13,13 +19,7 @@ export type RevokeOutcome = { outcome: 'revoked'; entitlementId: string; isNew: 
 export class RevokeAccess {
   constructor(private readonly entitlements: EntitlementsRepository) {}
 
-  async execute({
-    checkoutId,
-    idempotencyKey,
-  }: {
-    checkoutId: string;
-    idempotencyKey: string;
-  }): Promise<RevokeOutcome> {
+  async execute({ checkoutId, idempotencyKey }: RevokeAccessInput): Promise<RevokeOutcome> {
     const existing = await this.entitlements.lockByCheckout(checkoutId);
     const decision = decideRevoke(existing);
     switch (decision.kind) {

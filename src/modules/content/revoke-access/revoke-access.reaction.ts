@@ -1,30 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import { CaptureDeclined, type PaymentRefusalPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
-import { AccessRevoked } from '../contracts';
+import { grantKey } from '../idempotency-keys';
 import { RevokeAccess } from './revoke-access.handler';
+import { revokeAccessStep } from './revoke-access.step';
 
 /** Choreography's compensation: the money could not be taken, so the access goes first. */
 @Injectable()
 export class RevokeAccessReaction {
   constructor(
     private readonly revokeAccess: RevokeAccess,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage(CaptureDeclined, { consumer: 'content.revoke-access', where: CHOREOGRAPHED })
   async onCaptureDeclined({ checkoutId, reason }: PaymentRefusalPayload): Promise<void> {
-    const result = await this.steps.compensate('content.revoke-access', () =>
-      this.revokeAccess.execute({ checkoutId, idempotencyKey: `${checkoutId}:content.grant-access` }),
-    );
-    if (!result.isNew) return;
-    await this.outbox.publish(
-      AccessRevoked,
-      { checkoutId, entitlementId: result.entitlementId, reason },
-      { aggregateId: checkoutId },
-    );
+    const input = { checkoutId, idempotencyKey: grantKey(checkoutId), reason };
+    await this.steps.react(revokeAccessStep, input, () => this.revokeAccess.execute(input));
   }
 }

@@ -3,10 +3,10 @@ import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
-import { UserResponse } from '../create-user/create-user.dto';
 import { UserEntity } from '../database/user.entity';
 import type { UserStatus } from '../domain/buyer';
 import { toUserView, type UserView } from '../identity.api';
+import { UserResponse } from '../user.dto';
 
 /** Operators block a user (who then cannot buy) and unblock them. */
 @ApiTags('users')

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsISO31661Alpha2, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { UserResponse } from '../user.dto';
 
 const trimmed = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value));
 
@@ -22,14 +23,6 @@ export class CreateUserDto {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value))
   @IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 code, such as BR or PT' })
   country!: string;
-}
-
-export class UserResponse {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ example: 'ana@example.com' }) email!: string;
-  @ApiProperty({ example: 'Ana Souza' }) name!: string;
-  @ApiProperty({ example: 'BR' }) country!: string;
-  @ApiProperty({ enum: ['active', 'blocked'], example: 'active' }) status!: string;
 }
 
 export class CreatedUserResponse extends UserResponse {

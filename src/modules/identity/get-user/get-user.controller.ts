@@ -2,8 +2,8 @@ import { Controller, Get, NotFoundException, Param, ParseUUIDPipe } from '@nestj
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { SignedIn } from '../../../infra/auth/access';
 import { type Caller, CurrentCaller, mayActFor } from '../../../infra/auth/caller';
-import { UserResponse } from '../create-user/create-user.dto';
 import { IdentityApi, type UserView } from '../identity.api';
+import { UserResponse } from '../user.dto';
 
 @ApiTags('users')
 @SignedIn()

@@ -2,9 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { type BuyerVerdict, verifyBuyer } from '../domain/buyer';
 import { IdentityApi } from '../identity.api';
 
-/** What an injected `fail` makes the step answer: a refusal, as if the buyer could not buy. */
-export const INJECTED_REFUSAL: BuyerVerdict = { verified: false, reason: 'injected-refusal' };
-
 /** The checkout's first step: may this user buy? It changes nothing, so there is nothing to undo. */
 @Injectable()
 export class VerifyUser {

@@ -1,30 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { StepFaults } from '../../../infra/faults/step-faults';
-import { OnMessage, OutboxPublisher } from '../../../infra/outbox';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED, CheckoutRequested, type CheckoutRequestedPayload } from '../../checkout/contracts';
-import { BuyerRejected, BuyerVerified } from '../contracts';
-import { INJECTED_REFUSAL, VerifyUser } from './verify-user.handler';
+import { VerifyUser } from './verify-user.handler';
+import { verifyUserStep } from './verify-user.step';
 
 /** Choreography: a requested checkout is answered with the buyer's verdict. */
 @Injectable()
 export class VerifyUserReaction {
   constructor(
     private readonly verifyUser: VerifyUser,
-    private readonly steps: StepFaults,
-    private readonly outbox: OutboxPublisher,
+    private readonly steps: StepRunner,
   ) {}
 
   @OnMessage(CheckoutRequested, { consumer: 'identity.verify-user', where: CHOREOGRAPHED })
   async onCheckoutRequested({ checkoutId, userId }: CheckoutRequestedPayload): Promise<void> {
-    const { answered, result: verdict } = await this.steps.run(
-      'identity.verify-user',
-      () => this.verifyUser.verify(userId),
-      () => INJECTED_REFUSAL,
-    );
-    if (!answered || !verdict) return;
-    const on = { aggregateId: checkoutId };
-    if (verdict.verified)
-      await this.outbox.publish(BuyerVerified, { checkoutId, userId, country: verdict.country }, on);
-    else await this.outbox.publish(BuyerRejected, { checkoutId, userId, reason: verdict.reason }, on);
+    await this.steps.react(verifyUserStep, { checkoutId, userId }, () => this.verifyUser.verify(userId));
   }
 }

@@ -3,6 +3,12 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { CheckoutEmails, CORRECTION_TEMPLATE, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
+export interface CorrectWelcomeEmailInput {
+  checkoutId: string;
+  amountCents: number;
+  currency: string;
+}
+
 export type CorrectionOutcome =
   | { outcome: 'sent'; emailId: string; isNew: boolean }
   /** No welcome email went out for this checkout, so there is nothing to correct. */
@@ -23,15 +29,7 @@ export class CorrectWelcomeEmail {
     private readonly emails: CheckoutEmails,
   ) {}
 
-  async execute({
-    checkoutId,
-    amountCents,
-    currency,
-  }: {
-    checkoutId: string;
-    amountCents: number;
-    currency: string;
-  }): Promise<CorrectionOutcome> {
+  async execute({ checkoutId, amountCents, currency }: CorrectWelcomeEmailInput): Promise<CorrectionOutcome> {
     const tx = this.txHost.tx;
     const emails = await tx.query<Array<{ id: string; template: string; recipient: string; sent_at: Date }>>(
       `SELECT id, template, recipient, sent_at FROM notifications.emails

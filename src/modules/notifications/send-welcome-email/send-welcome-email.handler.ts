@@ -4,6 +4,12 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { IdentityApi } from '../../identity';
 import { CheckoutEmails, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
+export interface SendWelcomeEmailInput {
+  checkoutId: string;
+  userId: string;
+  planId: string;
+}
+
 export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean };
 
 /**
@@ -24,15 +30,7 @@ export class SendWelcomeEmail {
     private readonly emails: CheckoutEmails,
   ) {}
 
-  async execute({
-    checkoutId,
-    userId,
-    planId,
-  }: {
-    checkoutId: string;
-    userId: string;
-    planId: string;
-  }): Promise<WelcomeOutcome> {
+  async execute({ checkoutId, userId, planId }: SendWelcomeEmailInput): Promise<WelcomeOutcome> {
     const tx = this.txHost.tx;
     const [existing] = await tx.query<Array<{ id: string }>>(
       `SELECT id FROM notifications.emails WHERE checkout_id = $1 AND template = $2`,

@@ -1,0 +1,87 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { describeError } from '../errors';
+import { StepFaults, type StepRun } from '../faults/step-faults';
+import type { Answer } from '../outbox/answer';
+import { OutboxPublisher } from '../outbox/outbox.publisher';
+import type { CommandStep, Compensation, Step, StepCommandInput, StepInput } from './step';
+
+/**
+ * Carries out a participant's steps, as its reactions and command handlers ask, the same way for
+ * every step: the step's faults first (StepFaults), then its work, then its answer, published in
+ * the delivery's transaction on the process's aggregate. The use cases know nothing of faults or
+ * answers, and their adapters only map a message to the step's input.
+ */
+@Injectable()
+export class StepRunner {
+  private readonly logger = new Logger('StepRunner');
+
+  constructor(
+    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly faults: StepFaults,
+    private readonly outbox: OutboxPublisher,
+  ) {}
+
+  /**
+   * Choreography: a reaction runs the step and announces its result only when the result is new,
+   * so that a repeated event changes nothing and says nothing twice. Errors are left to the
+   * transport's retries: in a choreography there is no one to tell. Answers the run, for the rare
+   * reaction that looks at the result itself.
+   */
+  async react<I extends StepInput, R>(
+    step: Step<I, R> | Compensation<I, R>,
+    input: I,
+    work: () => Promise<R>,
+  ): Promise<StepRun<R>> {
+    const run = await this.perform(step, work);
+    if (!run.answered || run.result === undefined || !step.answer) return run;
+    // Made before it is known to be new: making it is where a result that is a failure throws.
+    const reply = step.answer(input, run.result);
+    if (step.isNew?.(run.result) ?? true) await this.publish(reply, input.checkoutId);
+    return run;
+  }
+
+  /**
+   * Orchestration: the work runs in a savepoint of the delivery's transaction and is answered
+   * every time (the orchestrator may have missed the first answer), unless an injected timeout
+   * swallows the answer. If the work throws, its writes are undone and the step's failure answers
+   * instead, in the same transaction as the inbox row, so that the orchestrator (which knows the
+   * process) decides whether to retry, undo or ask a person.
+   */
+  async command<I extends StepInput, R>(
+    step: CommandStep<I, R> | Compensation<I, R>,
+    command: NoInfer<I> & StepCommandInput,
+    work: () => Promise<R>,
+  ): Promise<void> {
+    try {
+      await this.txHost.withTransaction(Propagation.Nested, async () => {
+        const run = await this.perform(step, work);
+        if (run.answered && run.result !== undefined && step.answer) {
+          await this.publish(step.answer(command, run.result), command.checkoutId);
+        }
+      });
+    } catch (error) {
+      this.logger.warn(`A command failed; its sender is told: ${describeError(error)}`);
+      const { checkoutId, attempt } = command;
+      await this.outbox.publish(
+        step.failure,
+        { checkoutId, step: step.name, error: describeError(error), attempt },
+        { aggregateId: checkoutId },
+      );
+    }
+  }
+
+  /** The work under the step's fault rules: a compensation's (it may throw) or a step's (all of them). */
+  private async perform<I extends StepInput, R>(
+    step: Step<I, R> | Compensation<I, R>,
+    work: () => Promise<R>,
+  ): Promise<StepRun<R>> {
+    if (step.kind === 'compensation') return { answered: true, result: await this.faults.compensate(step.name, work) };
+    return this.faults.run(step.name, work, step.refusal);
+  }
+
+  private async publish({ contract, payload }: Answer, checkoutId: string): Promise<void> {
+    await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
+  }
+}

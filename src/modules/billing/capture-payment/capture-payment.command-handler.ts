@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import type { SagaCommandPayload } from '../../checkout/contracts';
+import { CapturePaymentCommand } from '../contracts';
+import { CapturePayment } from './capture-payment.handler';
+import { capturePaymentStep } from './capture-payment.step';
+
+/** Orchestration: take the money on command, answered as in the choreography, every time. */
+@Injectable()
+export class CapturePaymentCommandHandler {
+  constructor(
+    private readonly capturePayment: CapturePayment,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnMessage(CapturePaymentCommand, { consumer: 'billing.capture-payment-command' })
+  handle(command: SagaCommandPayload): Promise<void> {
+    return this.steps.command(capturePaymentStep, command, () => this.capturePayment.execute(command));
+  }
+}

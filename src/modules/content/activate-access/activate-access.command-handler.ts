@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import type { SagaCommandPayload } from '../../checkout/contracts';
+import { ActivateAccessCommand } from '../contracts';
+import { ActivateAccess } from './activate-access.handler';
+import { activateAccessStep } from './activate-access.step';
+
+/** Orchestration: make the access active on command; a failure is told, and the orchestrator retries. */
+@Injectable()
+export class ActivateAccessCommandHandler {
+  constructor(
+    private readonly activateAccess: ActivateAccess,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnMessage(ActivateAccessCommand, { consumer: 'content.activate-access-command' })
+  handle(command: SagaCommandPayload): Promise<void> {
+    return this.steps.command(activateAccessStep, command, () => this.activateAccess.execute(command));
+  }
+}

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import { GrantAccessCommand, type GrantAccessCommandPayload } from '../contracts';
+import { GrantAccess } from './grant-access.handler';
+import { grantAccessStep } from './grant-access.step';
+
+/** Orchestration: give access on command, answered as in the choreography, every time. */
+@Injectable()
+export class GrantAccessCommandHandler {
+  constructor(
+    private readonly grantAccess: GrantAccess,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnMessage(GrantAccessCommand, { consumer: 'content.grant-access-command' })
+  handle(command: GrantAccessCommandPayload): Promise<void> {
+    return this.steps.command(grantAccessStep, command, () => this.grantAccess.execute(command));
+  }
+}

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import { VerifyUserCommand, type VerifyUserCommandPayload } from '../contracts';
+import { VerifyUser } from './verify-user.handler';
+import { verifyUserStep } from './verify-user.step';
+
+/** Orchestration: the orchestrator asks, identity answers with its verdict. */
+@Injectable()
+export class VerifyUserCommandHandler {
+  constructor(
+    private readonly verifyUser: VerifyUser,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnMessage(VerifyUserCommand, { consumer: 'identity.verify-user-command' })
+  handle(command: VerifyUserCommandPayload): Promise<void> {
+    return this.steps.command(verifyUserStep, command, () => this.verifyUser.verify(command.userId));
+  }
+}

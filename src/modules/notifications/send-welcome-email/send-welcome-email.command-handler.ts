@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { OnMessage } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import { SendWelcomeEmailCommand, type SendWelcomeEmailCommandPayload } from '../contracts';
+import { SendWelcomeEmail } from './send-welcome-email.handler';
+import { sendWelcomeEmailStep } from './send-welcome-email.step';
+
+/** Orchestration: welcome the buyer on command; a failure is told, and the orchestrator retries. */
+@Injectable()
+export class SendWelcomeEmailCommandHandler {
+  constructor(
+    private readonly sendWelcomeEmail: SendWelcomeEmail,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnMessage(SendWelcomeEmailCommand, { consumer: 'notifications.send-welcome-email-command', exclusive: true })
+  handle(command: SendWelcomeEmailCommandPayload): Promise<void> {
+    return this.steps.command(sendWelcomeEmailStep, command, () => this.sendWelcomeEmail.execute(command));
+  }
+}
