@@ -6,13 +6,12 @@ import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import { stepCommand } from '../core/checkout-steps';
 import { CheckoutsRepository, type CheckoutRow } from '../database/checkouts.repository';
-import type { ProgressFact } from '../domain/checkout';
 import type { Saga, SagaCommand, SagaInput } from './domain/checkout.saga';
 import { CHECKOUT_SAGA } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
 
-const { newSaga, evolve, decide, deadlineAfterMs, compensationOf } = CHECKOUT_SAGA;
+const { newSaga, evolve, decide, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -108,32 +107,5 @@ export class SagaRunner {
       detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
     });
     for (const fact of factsOf(before, after)) await this.progress.record(checkout.id, fact);
-  }
-}
-
-/** What a transition means for the checkout's status read model. */
-function factsOf(before: Saga, after: Saga): ProgressFact[] {
-  if (before.status === after.status && before.current === after.current && before.undoing === after.undoing) return [];
-  const resumed: ProgressFact[] =
-    before.status === 'INTERVENTION' && after.status !== 'INTERVENTION' ? [{ kind: 'resumed' }] : [];
-  switch (after.status) {
-    case 'RUNNING':
-      return [...resumed, { kind: 'reached', step: after.current }];
-    case 'COMPENSATING':
-      return [
-        ...resumed,
-        { kind: 'compensating', step: compensationOf(after.current), reason: after.reason ?? 'undone' },
-      ];
-    case 'COMPLETED':
-      return [...resumed, { kind: 'completed' }];
-    case 'COMPENSATED':
-      return [
-        ...resumed,
-        after.outcome === 'rejected'
-          ? { kind: 'rejected', reason: after.reason ?? 'rejected' }
-          : { kind: 'failed', reason: after.reason ?? 'failed' },
-      ];
-    case 'INTERVENTION':
-      return [{ kind: 'intervention', reason: after.intervention ?? 'a person must act' }];
   }
 }

@@ -1,4 +1,4 @@
-import type { CheckoutStep, StepDefinition } from '../../domain/checkout';
+import type { CheckoutStep, ProgressFact, StepDefinition } from '../../domain/checkout';
 
 /**
  * The orchestrated checkout as a pure state machine over a table of steps: `evolve` says what a
@@ -89,6 +89,8 @@ export interface SagaMachine {
   deadlineAfterMs(saga: Saga, policy: SagaPolicy): number | undefined;
   /** The compensation that undoes a compensable step. */
   compensationOf(step: CheckoutStep): CheckoutStep;
+  /** What a transition means for the checkout's status read model. */
+  factsOf(before: Saga, after: Saga): ProgressFact[];
 }
 
 const isActive = (status: SagaStatus) => status === 'RUNNING' || status === 'COMPENSATING';
@@ -342,5 +344,32 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
     return resend(reset);
   }
 
-  return { newSaga, evolve, decide, deadlineAfterMs, compensationOf };
+  function factsOf(before: Saga, after: Saga): ProgressFact[] {
+    if (before.status === after.status && before.current === after.current && before.undoing === after.undoing)
+      return [];
+    const resumed: ProgressFact[] =
+      before.status === 'INTERVENTION' && after.status !== 'INTERVENTION' ? [{ kind: 'resumed' }] : [];
+    switch (after.status) {
+      case 'RUNNING':
+        return [...resumed, { kind: 'reached', step: after.current }];
+      case 'COMPENSATING':
+        return [
+          ...resumed,
+          { kind: 'compensating', step: compensationOf(after.current), reason: after.reason ?? 'undone' },
+        ];
+      case 'COMPLETED':
+        return [...resumed, { kind: 'completed' }];
+      case 'COMPENSATED':
+        return [
+          ...resumed,
+          after.outcome === 'rejected'
+            ? { kind: 'rejected', reason: after.reason ?? 'rejected' }
+            : { kind: 'failed', reason: after.reason ?? 'failed' },
+        ];
+      case 'INTERVENTION':
+        return [{ kind: 'intervention', reason: after.intervention ?? 'a person must act' }];
+    }
+  }
+
+  return { newSaga, evolve, decide, deadlineAfterMs, compensationOf, factsOf };
 }
