@@ -36,7 +36,7 @@ export interface AtStake {
   /** Approved captures not refunded: money taken. */
   capturedPayments: number;
   activeAccess: number;
-  /** Granted but not yet active (ADR 0011): a person either lets the capture activate it or revokes it. */
+  /** Granted but not yet active (ADR 0051): a person either lets the capture activate it or revokes it. */
   provisionalAccess: number;
   welcomeEmails: number;
 }
@@ -65,7 +65,7 @@ interface CheckoutFacts {
   corrections: number;
   /** Active entitlements: access the buyer can use. */
   active: number;
-  /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0011). */
+  /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0051). */
   provisional: number;
 }
 

@@ -55,7 +55,7 @@ const settings = {
   SAGA_SWEEP_INTERVAL_MS: '200',
   CHECKOUT_STALLED_AFTER_MS: '120000',
   // This test kills the process ten times in a row, and a job in flight at each kill counts as a
-  // crash of its handler: a limit of three would dead-letter innocent deliveries (ADR 0009).
+  // crash of its handler: a limit of three would dead-letter innocent deliveries (ADR 0025).
   OUTBOX_CRASH_LIMIT: '50',
 };
 

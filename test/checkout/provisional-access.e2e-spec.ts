@@ -13,7 +13,7 @@ const CAPTURING_CONSUMER = {
 } as const;
 
 /**
- * The semantic lock of ADR 0011: access granted while the money is only held is provisional, shown
+ * The semantic lock of ADR 0051: access granted while the money is only held is provisional, shown
  * to the buyer as such and never as access they can use; the capture makes it active, a declined
  * capture withdraws it. Read as the buyer reads it, through GET /users/:id/access.
  */

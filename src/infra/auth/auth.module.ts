@@ -9,7 +9,10 @@ import { CallerGuard } from './caller.guard';
 import { throttlerOptions } from './rate-limit';
 import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
 
-/** Who may call what (ADR 0006): buyers' tokens, the guard that reads them, and the rate limits. */
+/**
+ * Who may call what: buyers' tokens (ADR 0046), the guard that reads them (ADR 0047), and the
+ * rate limits (ADR 0050).
+ */
 @Global()
 @Module({
   imports: [

@@ -112,7 +112,7 @@ export const CHECKOUT_STEPS = [
     failed: BillingStepFailed,
   },
   // The capture lifts the grant's semantic lock: access becomes usable only once the money is taken,
-  // and the email, last, never welcomes a buyer to access they cannot use yet (ADR 0011).
+  // and the email, last, never welcomes a buyer to access they cannot use yet (ADR 0052).
   {
     name: 'content.activate-access',
     class: 'retriable',

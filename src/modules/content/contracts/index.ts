@@ -10,7 +10,7 @@ export class AccessGrantedPayload {
 }
 /**
  * Access is granted provisionally: reserved for the buyer, not yet usable, since the checkout can
- * still be undone (ADR 0011). The last step of a checkout that can still say no.
+ * still be undone (ADR 0051). The last step of a checkout that can still say no.
  */
 export const AccessGranted = defineEvent('content.access-granted.v1', AccessGrantedPayload);
 /** The money was taken, so the provisional access is active: the buyer can use the plan. */

@@ -29,7 +29,7 @@ export function grantAnswer(command: GrantAccessCommand, result: GrantOutcome): 
 
 /**
  * Step 3 of a checkout: reserve the plan for the buyer, where the plan is licensed in the buyer's
- * country. The grant is provisional (a semantic lock, ADR 0011): the buyer cannot use it until the
+ * country. The grant is provisional (a semantic lock, ADR 0051): the buyer cannot use it until the
  * capture makes it active, since until then the checkout may still be undone. A refusal is a
  * business answer, not an error. Compensated by a revoke.
  */

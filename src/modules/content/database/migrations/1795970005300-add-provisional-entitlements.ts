@@ -4,7 +4,7 @@ export class AddProvisionalEntitlements1795970005300 implements MigrationInterfa
   name = 'AddProvisionalEntitlements1795970005300';
 
   async up(db: QueryRunner): Promise<void> {
-    // A grant is provisional until the checkout's money is captured (ADR 0011). Rows granted
+    // A grant is provisional until the checkout's money is captured (ADR 0051). Rows granted
     // before this migration were active from the start, and stay so.
     await db.query(`ALTER TABLE content.entitlements DROP CONSTRAINT ck_content_entitlements_status`);
     await db.query(`
