@@ -138,15 +138,17 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       return;
     }
 
-    if (await this.countCrashes(job, delivery.attempt)) {
+    // In the message's context, as a failed delivery is: the dead letter of a delivery that crashed
+    // too often is announced to the process it belongs to (its correlation id, its coordination header).
+    const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
+    if (await this.cls.runWith(context, () => this.countCrashes(job, delivery.attempt))) {
       this.metrics.observeHandled(delivery.consumer, 'dead', startedAt);
       return;
     }
 
     const trace = traceProcess({ ...delivery, payload }, subscription.queue);
     delivery.headers = trace.headers; // the handler continues the delivery's span
-    const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
-    const outcome = await this.cls.runWith(context, async () => {
+    const outcome = await this.cls.runWith({ ...context, headers: delivery.headers }, async () => {
       let outcome: ConsumeOutcome = 'retried';
       let failure: unknown;
       const faultDecisions = new Map<string, string | undefined>();
