@@ -45,6 +45,25 @@ module.exports = {
       to: { path: '^src/(modules|infra)/' },
     },
     {
+      name: 'coordination-doors',
+      comment:
+        "Inside checkout, orchestration/ and choreography/ are reached only through their index.ts (their door): the rest of the checkout registers them and reads the saga's log, nothing more.",
+      severity: 'error',
+      from: { path: '^src/modules/checkout/', pathNot: '^src/modules/checkout/(orchestration|choreography)/' },
+      to: {
+        path: '^src/modules/checkout/(orchestration|choreography)/',
+        pathNot: '^src/modules/checkout/(orchestration|choreography)/index\\.ts$',
+      },
+    },
+    {
+      name: 'coordination-styles-apart',
+      comment:
+        'The two coordination styles share only the core (the table of steps, the progress recorder, the coordinator); neither imports the other.',
+      severity: 'error',
+      from: { path: '^src/modules/checkout/(orchestration|choreography)/' },
+      to: { path: '^src/modules/checkout/(orchestration|choreography)/', pathNot: '^src/modules/checkout/$1/' },
+    },
+    {
       name: 'pure-domain',
       comment: 'Domain code (business rules, saga decisions) knows no framework, database, transport or HTTP.',
       severity: 'error',

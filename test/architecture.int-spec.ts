@@ -152,6 +152,30 @@ describe('The architecture rules', () => {
     expect((await cruise(dir)).code).toBe(0);
   });
 
+  it("when checkout reaches past a coordination style's door, or one style imports the other, then the lint fails naming the rule", async () => {
+    const dir = tree({
+      'src/modules/checkout/orchestration/index.ts': "export { SagaRunner } from './saga.runner';\n",
+      'src/modules/checkout/orchestration/saga.runner.ts': 'export class SagaRunner {}\n',
+      'src/modules/checkout/choreography/resume.ts':
+        "import { SagaRunner } from '../orchestration';\nexport const resume = () => new SagaRunner();\n",
+      'src/modules/checkout/start-checkout/start.ts':
+        "import { SagaRunner } from '../orchestration/saga.runner';\nexport const start = () => new SagaRunner();\n",
+      'src/modules/checkout/get-checkout/get.ts':
+        "import { SagaRunner } from '../orchestration';\nexport const get = () => new SagaRunner();\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'coordination-doors: src/modules/checkout/start-checkout/start.ts → src/modules/checkout/orchestration/saga.runner.ts',
+    );
+    expect(output).toContain(
+      'coordination-styles-apart: src/modules/checkout/choreography/resume.ts → src/modules/checkout/orchestration/index.ts',
+    );
+    expect(output).not.toContain('get-checkout/get.ts');
+  });
+
   it('when domain code imports the database layer, then the lint fails', async () => {
     const dir = tree({
       'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',

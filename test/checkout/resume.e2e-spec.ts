@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
-import { FORWARD_STEPS } from '../../src/modules/checkout/domain/checkout';
+import { FORWARD_STEPS } from '../../src/modules/checkout/core/checkout-steps';
 import { CheckoutClient } from '../support/checkout-client';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';

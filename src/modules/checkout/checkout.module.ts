@@ -7,8 +7,11 @@ import { ContentModule } from '../content';
 import { checkoutConfig } from './checkout.config';
 import { CheckoutMetrics } from './checkout.metrics';
 import { CheckoutTimelineController } from './checkout-timeline/checkout-timeline.controller';
+import { CHOREOGRAPHY, ChoreographyCoordinator } from './choreography';
+import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './core/checkout-coordinator';
+import { CheckoutProgressRecorder } from './core/checkout-progress';
+import { COMPENSATION_STEPS, FORWARD_STEPS } from './core/checkout-steps';
 import { CheckoutsRepository } from './database/checkouts.repository';
-import { SagasRepository } from './database/sagas.repository';
 import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970000500-create-checkout-schema';
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
@@ -16,28 +19,14 @@ import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600
 import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970003700-scope-idempotency-keys';
 import { AddSagaTraceContext1795970003800 } from './database/migrations/1795970003800-add-saga-trace-context';
 import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
-import { COMPENSATION_STEPS, FORWARD_STEPS } from './domain/checkout';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
-import { OrchestrationCoordinator } from './orchestration/orchestration.coordinator';
-import { OrchestratorReaction } from './orchestration/orchestrator.reaction';
+import { ORCHESTRATION, OrchestrationCoordinator, sagaConfig } from './orchestration';
 import { RecordRefundReaction } from './record-refund/record-refund.reaction';
-import { ResumeCheckoutController } from './resume-checkout/resume-checkout.controller';
-import { ResumeCheckout } from './resume-checkout/resume-checkout.handler';
-import { SagaDeadlines } from './orchestration/saga-deadlines';
-import { sagaConfig } from './orchestration/saga.config';
-import { SagaMetrics } from './orchestration/saga.metrics';
-import { SagaRunner } from './orchestration/saga.runner';
-import { SagasController } from './orchestration/sagas.controller';
-import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './start-checkout/checkout-coordinator';
-import { ChoreographyCoordinator } from './start-checkout/choreography.coordinator';
 import { ExpiredIdempotencyKeys } from './start-checkout/expired-idempotency-keys';
 import { StartCheckoutController } from './start-checkout/start-checkout.controller';
 import { StartCheckout } from './start-checkout/start-checkout.handler';
-import { CheckoutProgressRecorder } from './track-progress/checkout-progress';
-import { StalledCheckouts } from './track-progress/stalled-checkouts';
-import { TrackProgressReaction } from './track-progress/track-progress.reaction';
 
 /** The checkout process: its REST entry point, its status read model and its coordination. */
 @Module({
@@ -64,8 +53,8 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     ListCheckoutsController,
     CheckoutTimelineController,
     ListPlansController,
-    SagasController,
-    ResumeCheckoutController,
+    ...CHOREOGRAPHY.controllers,
+    ...ORCHESTRATION.controllers,
   ],
   providers: [
     CheckoutsRepository,
@@ -73,22 +62,14 @@ import { TrackProgressReaction } from './track-progress/track-progress.reaction'
     CheckoutProgressRecorder,
     StartCheckout,
     ExpiredIdempotencyKeys,
-    ChoreographyCoordinator,
-    OrchestrationCoordinator,
+    RecordRefundReaction,
+    ...CHOREOGRAPHY.providers,
+    ...ORCHESTRATION.providers,
     {
       provide: CHECKOUT_COORDINATORS,
       inject: [ChoreographyCoordinator, OrchestrationCoordinator],
       useFactory: (...coordinators: CheckoutCoordinator[]) => coordinators,
     },
-    TrackProgressReaction,
-    RecordRefundReaction,
-    ResumeCheckout,
-    StalledCheckouts,
-    SagasRepository,
-    SagaRunner,
-    SagaMetrics,
-    OrchestratorReaction,
-    SagaDeadlines,
   ],
 })
 export class CheckoutModule implements OnModuleInit {

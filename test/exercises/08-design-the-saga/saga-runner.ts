@@ -15,7 +15,7 @@ import type { Action, Compensation, SagaDesign } from './exercise';
  * without a compensation stay as they are: nothing can undo them. Everything a step does is done
  * by the real module, in its own transaction, against the real card gateway and mail server.
  *
- * (The project's own orchestrator, src/modules/checkout/domain/checkout.saga.ts, does the same
+ * (The project's own orchestrator, src/modules/checkout/orchestration/, does the same
  * and more: it persists each step, resends what goes unanswered, and asks a person when it must.)
  */
 export async function runSaga(design: SagaDesign, checkout: Checkout, modules: CheckoutModules): Promise<SagaRun> {

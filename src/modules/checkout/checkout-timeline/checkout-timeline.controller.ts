@@ -4,7 +4,7 @@ import { SignedIn } from '../../../infra/auth/access';
 import { type Caller, CurrentCaller, mayActFor } from '../../../infra/auth/caller';
 import { type TransportEntry, TransportHistory } from '../../../infra/outbox';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { SagasRepository } from '../database/sagas.repository';
+import { SagasRepository } from '../orchestration';
 
 export class TimelineEntry {
   @ApiProperty({ format: 'date-time' }) at!: string;

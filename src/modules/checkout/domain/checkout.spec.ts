@@ -1,4 +1,16 @@
-import { advance, type CheckoutProgress } from './checkout';
+import { advance as advanceAlong, type CheckoutProgress, type ProgressFact } from './checkout';
+
+const ORDER = [
+  'identity.verify-user',
+  'billing.authorize-payment',
+  'content.grant-access',
+  'billing.capture-payment',
+  'content.activate-access',
+  'notifications.send-welcome-email',
+  'content.revoke-access',
+  'billing.void-authorization',
+];
+const advance = (current: CheckoutProgress, fact: ProgressFact) => advanceAlong(current, fact, ORDER);
 
 const pending = (step: CheckoutProgress['step'] = 'identity.verify-user'): CheckoutProgress => ({
   status: 'PENDING',

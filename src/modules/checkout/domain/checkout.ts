@@ -2,24 +2,35 @@ export const CHECKOUT_STATUSES = ['PENDING', 'COMPLETED', 'REJECTED', 'FAILED', 
 export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 
 /**
- * The six steps, in the order the pivot rule gives: cheap and reversible first, irreversible last.
- * The grant is provisional until the capture; activating it comes before the email, so that the
- * email never welcomes a buyer to access they cannot use yet (ADR 0052).
+ * A step of the checkout, or a compensation, by name (`<module>.<action>`). Which steps there are,
+ * and in which order, the checkout's table of steps says (core/checkout-steps.ts).
  */
-export const FORWARD_STEPS = [
-  'identity.verify-user',
-  'billing.authorize-payment',
-  'content.grant-access',
-  'billing.capture-payment',
-  'content.activate-access',
-  'notifications.send-welcome-email',
-] as const;
-/** The compensations, in the order they run: the reverse of the steps they undo. */
-export const COMPENSATION_STEPS = ['content.revoke-access', 'billing.void-authorization'] as const;
+export type CheckoutStep = string;
 
-export type ForwardStep = (typeof FORWARD_STEPS)[number];
-export type CompensationStep = (typeof COMPENSATION_STEPS)[number];
-export type CheckoutStep = ForwardStep | CompensationStep;
+/** What a step is, which decides what happens when it fails or does not answer. */
+export type StepClass =
+  /** Changes nothing: there is nothing to undo. */
+  | 'verify'
+  /** Has an effect that a compensation undoes. */
+  | 'compensable'
+  /** The point of no return: never undone, never given up on blind. */
+  | 'pivot'
+  /** After the pivot: retried until done; a person takes over past the limit. */
+  | 'retriable';
+
+/** A row of the checkout's table of steps, as the domain reads it: its name, its class, what undoes it. */
+export interface StepDefinition {
+  name: CheckoutStep;
+  class: StepClass;
+  /** The compensation that undoes a compensable step. */
+  compensation?: { name: CheckoutStep };
+}
+
+/**
+ * Every step a checkout can be at, in the order it gets there: the forward steps, then the
+ * compensations in the order they run. A checkout's step only moves along it.
+ */
+export type StepOrder = readonly CheckoutStep[];
 
 export interface CheckoutProgress {
   status: CheckoutStatus;
@@ -29,8 +40,8 @@ export interface CheckoutProgress {
 
 /** What can be learned about a checkout while it runs. */
 export type ProgressFact =
-  | { kind: 'reached'; step: ForwardStep }
-  | { kind: 'compensating'; step: CompensationStep; reason: string }
+  | { kind: 'reached'; step: CheckoutStep }
+  | { kind: 'compensating'; step: CheckoutStep; reason: string }
   | { kind: 'completed' }
   | { kind: 'rejected'; reason: string }
   | { kind: 'failed'; reason: string }
@@ -41,19 +52,15 @@ const TERMINAL: ReadonlySet<CheckoutStatus> = new Set(['COMPLETED', 'REJECTED', 
 
 export const isTerminal = (status: CheckoutStatus): boolean => TERMINAL.has(status);
 
-/** Later steps rank higher, and undoing ranks above doing: a late fact never moves a checkout back. */
-const rank = (step: CheckoutStep): number =>
-  (FORWARD_STEPS as readonly string[]).includes(step)
-    ? FORWARD_STEPS.indexOf(step as ForwardStep)
-    : FORWARD_STEPS.length + COMPENSATION_STEPS.indexOf(step as CompensationStep);
-
 /**
  * The checkout after learning `fact`, or undefined when it changes nothing. Facts may arrive late
  * and out of order: a final status stays final; a person's intervention is left only by the
  * process resuming or ending; the step only moves forward.
  */
-export function advance(current: CheckoutProgress, fact: ProgressFact): CheckoutProgress | undefined {
+export function advance(current: CheckoutProgress, fact: ProgressFact, order: StepOrder): CheckoutProgress | undefined {
   if (isTerminal(current.status)) return undefined;
+  // Later steps rank higher, and undoing ranks above doing: a late fact never moves a checkout back.
+  const rank = (step: CheckoutStep) => order.indexOf(step);
   const next = ((): CheckoutProgress => {
     switch (fact.kind) {
       case 'reached':

@@ -4,7 +4,8 @@ import { SignedIn } from '../../../infra/auth/access';
 import { type Caller, CurrentCaller, mayActFor } from '../../../infra/auth/caller';
 import { CHECKOUT_MODES } from '../checkout.config';
 import { CheckoutsRepository, type CheckoutView, toCheckoutView } from '../database/checkouts.repository';
-import { CHECKOUT_STATUSES, COMPENSATION_STEPS, FORWARD_STEPS } from '../domain/checkout';
+import { COMPENSATION_STEPS, FORWARD_STEPS } from '../core/checkout-steps';
+import { CHECKOUT_STATUSES } from '../domain/checkout';
 
 export class CheckoutResponse {
   @ApiProperty({ format: 'uuid' }) id!: string;

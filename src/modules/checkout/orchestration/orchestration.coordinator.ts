@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CheckoutCoordinator } from '../start-checkout/checkout-coordinator';
+import { CheckoutCoordinator } from '../core/checkout-coordinator';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { SagaRunner } from './saga.runner';
 

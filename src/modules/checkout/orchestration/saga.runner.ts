@@ -1,24 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter } from 'prom-client';
 import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
-import { type Answer, OutboxPublisher } from '../../../infra/outbox';
+import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
+import { CheckoutProgressRecorder } from '../core/checkout-progress';
+import { stepCommand } from '../core/checkout-steps';
 import { CheckoutsRepository, type CheckoutRow } from '../database/checkouts.repository';
-import { SagasRepository, StaleSagaWriteError } from '../database/sagas.repository';
-import type { ProgressFact } from '../domain/checkout';
-import {
-  CHECKOUT_SAGA,
-  deadlineAfterMs,
-  decide,
-  evolve,
-  newSaga,
-  type Saga,
-  type SagaCommand,
-  type SagaInput,
-} from '../domain/checkout.saga';
-import { CheckoutProgressRecorder } from '../track-progress/checkout-progress';
+import type { Saga, SagaCommand, SagaInput } from './domain/checkout.saga';
+import { CHECKOUT_SAGA } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
-import { stepCommand } from './step-command';
+import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
+
+const { newSaga, evolve, decide, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -99,7 +92,8 @@ export class SagaRunner {
 
   private async apply(checkout: CheckoutRow, before: Saga, after: Saga, input: SagaInput, commands: SagaCommand[]) {
     for (const command of commands) {
-      const { contract, payload } = this.commandFor(checkout, after, command);
+      // The same idempotency key for every send of a step and for its compensation.
+      const { contract, payload } = stepCommand(checkout, command.executes, command.attempt, after.reason ?? 'undone');
       await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers: ORCHESTRATED });
       this.commandsSent.inc({ command: command.executes, kind: command.kind });
     }
@@ -113,39 +107,5 @@ export class SagaRunner {
       detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
     });
     for (const fact of factsOf(before, after)) await this.progress.record(checkout.id, fact);
-  }
-
-  /** The message for a command: the same idempotency key for every send of a step and for its compensation. */
-  private commandFor(checkout: CheckoutRow, saga: Saga, command: SagaCommand): Answer {
-    return stepCommand(checkout, command.executes, command.attempt, saga.reason ?? 'undone');
-  }
-}
-
-const compensationOf = (step: Saga['current']) => CHECKOUT_SAGA.find((d) => d.step === step)!.compensation!;
-
-/** What a transition means for the checkout's status read model. */
-function factsOf(before: Saga, after: Saga): ProgressFact[] {
-  if (before.status === after.status && before.current === after.current && before.undoing === after.undoing) return [];
-  const resumed: ProgressFact[] =
-    before.status === 'INTERVENTION' && after.status !== 'INTERVENTION' ? [{ kind: 'resumed' }] : [];
-  switch (after.status) {
-    case 'RUNNING':
-      return [...resumed, { kind: 'reached', step: after.current }];
-    case 'COMPENSATING':
-      return [
-        ...resumed,
-        { kind: 'compensating', step: compensationOf(after.current), reason: after.reason ?? 'undone' },
-      ];
-    case 'COMPLETED':
-      return [...resumed, { kind: 'completed' }];
-    case 'COMPENSATED':
-      return [
-        ...resumed,
-        after.outcome === 'rejected'
-          ? { kind: 'rejected', reason: after.reason ?? 'rejected' }
-          : { kind: 'failed', reason: after.reason ?? 'failed' },
-      ];
-    case 'INTERVENTION':
-      return [{ kind: 'intervention', reason: after.intervention ?? 'a person must act' }];
   }
 }

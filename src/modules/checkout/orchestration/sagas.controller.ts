@@ -18,9 +18,9 @@ import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { SagasRepository, type SagaView, StaleSagaWriteError } from '../database/sagas.repository';
-import { FORWARD_STEPS } from '../domain/checkout';
-import type { SagaStatus } from '../domain/checkout.saga';
+import { SagasRepository, type SagaView, StaleSagaWriteError } from './sagas.repository';
+import { FORWARD_STEPS } from '../core/checkout-steps';
+import type { SagaStatus } from './domain/checkout.saga';
 import { SagaRunner } from './saga.runner';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;

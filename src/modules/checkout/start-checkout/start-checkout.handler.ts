@@ -14,7 +14,7 @@ import type { MessageContext } from '../../../infra/context/message-context';
 import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './checkout-coordinator';
+import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from '../core/checkout-coordinator';
 import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
 
 /** Visible ASCII, 1 to 255 characters. */

@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { CheckoutProgressRecorder } from './checkout-progress';
+import { CheckoutProgressRecorder } from '../core/checkout-progress';
 
 /**
  * The watch a choreography lacks: a choreographed checkout that has made no progress for

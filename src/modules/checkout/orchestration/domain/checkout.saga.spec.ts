@@ -1,5 +1,7 @@
-import type { ForwardStep } from './checkout';
-import { decide, deadlineAfterMs, evolve, newSaga, type Saga, type SagaInput, type SagaPolicy } from './checkout.saga';
+import { CHECKOUT_STEPS, type ForwardStep } from '../../core/checkout-steps';
+import { type Saga, type SagaInput, sagaMachine, type SagaPolicy } from './checkout.saga';
+
+const { decide, deadlineAfterMs, evolve, newSaga } = sagaMachine(CHECKOUT_STEPS);
 
 const policy: SagaPolicy = { stepAttempts: 3, pivotAttempts: 4, compensationAttempts: 2, stepTimeoutMs: 1_000 };
 

@@ -5,8 +5,8 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import { CHOREOGRAPHED, CheckoutResumed } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import type { CheckoutStep } from '../domain/checkout';
-import { stepCommand } from '../orchestration/step-command';
-import { CheckoutProgressRecorder } from '../track-progress/checkout-progress';
+import { CheckoutProgressRecorder } from '../core/checkout-progress';
+import { stepCommand } from '../core/checkout-steps';
 
 export interface ResumeOutcome {
   id: string;

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CheckoutMetrics } from '../checkout.metrics';
+import { STEP_ORDER } from './checkout-steps';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { advance, isTerminal, type ProgressFact } from '../domain/checkout';
 
@@ -23,7 +24,7 @@ export class CheckoutProgressRecorder {
       return;
     }
     const current = { status: checkout.status, step: checkout.step, failureReason: checkout.failure_reason };
-    const next = advance(current, fact);
+    const next = advance(current, fact, STEP_ORDER);
     if (!next) return;
     const saved = await this.checkouts.saveProgress(checkoutId, next);
     if (isTerminal(next.status)) this.metrics.observeOutcome(saved);

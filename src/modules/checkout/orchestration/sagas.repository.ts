@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import type { ForwardStep } from '../domain/checkout';
-import { CHECKOUT_SAGA, type Saga, type SagaStatus, type StepRecord, type StepStatus } from '../domain/checkout.saga';
 import { currentTraceContext } from '../../../infra/tracing/message.tracing';
+import { FORWARD_STEPS } from '../core/checkout-steps';
+import type { CheckoutStep } from '../domain/checkout';
+import type { Saga, SagaStatus, StepRecord, StepStatus } from './domain/checkout.saga';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
 export class StaleSagaWriteError extends Error {
@@ -25,9 +26,9 @@ export interface StoredSaga {
 interface SagaRow {
   id: string;
   status: SagaStatus;
-  current_step: ForwardStep;
+  current_step: CheckoutStep;
   undoing: boolean;
-  to_undo: ForwardStep[];
+  to_undo: CheckoutStep[];
   outcome: Saga['outcome'] | null;
   reason: string | null;
   intervention: string | null;
@@ -38,7 +39,7 @@ interface SagaRow {
 }
 
 interface StepRow {
-  step: ForwardStep;
+  step: CheckoutStep;
   status: Exclude<StepStatus, 'PENDING'>;
   attempts: number;
   compensation_attempts: number;
@@ -59,10 +60,10 @@ export interface SagaLogEntry {
 export interface SagaView {
   id: string;
   state: SagaStatus;
-  currentStep: ForwardStep;
+  currentStep: CheckoutStep;
   undoing: boolean;
   attempts: number;
-  toUndo: ForwardStep[];
+  toUndo: CheckoutStep[];
   outcome: Saga['outcome'] | null;
   reason: string | null;
   intervention: string | null;
@@ -76,7 +77,7 @@ export interface SagaView {
 }
 
 export interface SagaStepView {
-  step: ForwardStep;
+  step: CheckoutStep;
   state: Exclude<StepStatus, 'PENDING'>;
   attempts: number;
   compensationAttempts: number;
@@ -141,7 +142,7 @@ export class SagasRepository {
     );
     const stored = new Map(stepRows.map((step) => [step.step, step]));
     const steps = Object.fromEntries(
-      CHECKOUT_SAGA.map(({ step }) => {
+      FORWARD_STEPS.map((step) => {
         const found = stored.get(step);
         const record: StepRecord = found
           ? {
@@ -241,7 +242,7 @@ export class SagasRepository {
   }
 
   /** Keeps what a participant answered about a step: its result, or its last error. */
-  async recordAnswer(id: string, step: ForwardStep, answer: { result?: unknown; error?: string }): Promise<void> {
+  async recordAnswer(id: string, step: CheckoutStep, answer: { result?: unknown; error?: string }): Promise<void> {
     await this.txHost.tx.query(
       `UPDATE checkout.saga_steps
           SET result = coalesce($3, result), last_error = coalesce($4, last_error), updated_at = clock_timestamp()
@@ -302,7 +303,7 @@ export class SagasRepository {
   }
 
   private async saveSteps(id: string, saga: Saga): Promise<void> {
-    const started = CHECKOUT_SAGA.map(({ step }) => [step, saga.steps[step]] as const).filter(
+    const started = FORWARD_STEPS.map((step) => [step, saga.steps[step]] as const).filter(
       ([, record]) => record.status !== 'PENDING',
     );
     if (started.length === 0) return;

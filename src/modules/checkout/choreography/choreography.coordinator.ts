@@ -3,7 +3,7 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import type { PaymentMethod } from '../contracts';
 import { CHOREOGRAPHED, CheckoutRequested } from '../contracts';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { CheckoutCoordinator } from './checkout-coordinator';
+import { CheckoutCoordinator } from '../core/checkout-coordinator';
 
 /** Choreography: announce the request, and let each module react to the one before it. */
 @Injectable()

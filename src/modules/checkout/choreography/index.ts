@@ -1,0 +1,17 @@
+/**
+ * Choreography's door: what the rest of the checkout may use of it. The checkout module
+ * registers its parts; nothing else of it is used outside.
+ */
+import { ChoreographyCoordinator } from './choreography.coordinator';
+import { ResumeCheckoutController } from './resume-checkout.controller';
+import { ResumeCheckout } from './resume-checkout.handler';
+import { StalledCheckouts } from './stalled-checkouts';
+import { TrackProgressReaction } from './track-progress.reaction';
+
+export { ChoreographyCoordinator };
+
+/** The choreographed checkout's controllers and providers, for the checkout module to register. */
+export const CHOREOGRAPHY = {
+  controllers: [ResumeCheckoutController],
+  providers: [ChoreographyCoordinator, TrackProgressReaction, StalledCheckouts, ResumeCheckout],
+};

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { type Delivery, OnMessage } from '../../../infra/outbox';
+import { CHOREOGRAPHED } from '../contracts';
+import { CheckoutProgressRecorder } from '../core/checkout-progress';
+import { type Payload, PROGRESS_CONTRACTS, PROGRESS_FACTS } from './progress-facts';
+
+/**
+ * In a choreography no module directs the flow, the checkout included: it only listens to what
+ * the participants announce and keeps its status read model up to date, the step it is in while
+ * it runs, and its outcome, reading what each event means from the checkout's table of steps. Automation giving up (a dead letter) puts it in intervention.
+ */
+@Injectable()
+export class TrackProgressReaction {
+  constructor(private readonly progress: CheckoutProgressRecorder) {}
+
+  @OnMessage(PROGRESS_CONTRACTS, { consumer: 'checkout.track-progress', where: CHOREOGRAPHED })
+  async onParticipantEvent(payload: Payload, delivery: Delivery): Promise<void> {
+    await this.progress.record(payload.checkoutId ?? delivery.aggregateId, PROGRESS_FACTS.get(delivery.type)!(payload));
+  }
+}

@@ -1,0 +1,169 @@
+import { answer, type Answer, type MessageContract } from '../../../infra/outbox';
+import {
+  AuthorizePaymentCommand,
+  BillingStepFailed,
+  CaptureDeclined,
+  CapturePaymentCommand,
+  PaymentAuthorized,
+  PaymentCaptured,
+  PaymentDeclined,
+  PaymentVoided,
+  VoidAuthorizationCommand,
+} from '../../billing/contracts';
+import {
+  AccessActivated,
+  AccessGranted,
+  AccessRefused,
+  AccessRevoked,
+  ActivateAccessCommand,
+  ContentStepFailed,
+  GrantAccessCommand,
+  RevokeAccessCommand,
+} from '../../content/contracts';
+import { BuyerRejected, BuyerVerified, IdentityStepFailed, VerifyUserCommand } from '../../identity/contracts';
+import { NotificationsStepFailed, SendWelcomeEmailCommand, WelcomeEmailSent } from '../../notifications/contracts';
+import type { PaymentMethod, SagaCommandPayload, StepFailedPayload } from '../contracts';
+import type { CheckoutRow } from '../database/checkouts.repository';
+import type { StepDefinition } from '../domain/checkout';
+
+/** How the checkout asks a participant for a step: the command, and its payload for one checkout. */
+export interface StepCommand<P extends object = object> {
+  contract: MessageContract<P>;
+  payload(base: SagaCommandPayload, checkout: CheckoutRow, reason: string): P;
+}
+
+/** A command whose payload is what every step command carries, plus what `extra` adds. */
+const ask = <P extends object>(
+  contract: MessageContract<P>,
+  extra: (checkout: CheckoutRow, reason: string) => Omit<P, keyof SagaCommandPayload> = () =>
+    ({}) as Omit<P, keyof SagaCommandPayload>,
+): StepCommand =>
+  ({
+    contract,
+    payload: (base, checkout, reason) => ({ ...base, ...extra(checkout, reason) }) as P,
+  }) as StepCommand;
+
+/** An answer that says why (a refusal, a compensation's event): the checkout keeps the reason. */
+type Reasoned = MessageContract<{ checkoutId: string; reason: string }>;
+
+/**
+ * One step of the checkout, with the messages it takes and gives: the command that asks for it,
+ * the event that says it was done, the one that refuses it (a definitive business "no"), and the
+ * one that says the participant tried and failed. A compensable step has a compensation, asked
+ * for and answered in the same way. Both coordination styles read their wiring from here.
+ */
+export interface CheckoutStepRow extends StepDefinition {
+  command: StepCommand;
+  done: MessageContract;
+  refused?: Reasoned;
+  failed: MessageContract<StepFailedPayload>;
+  compensation?: { name: string; command: StepCommand; done: Reasoned };
+}
+
+const buyer = (checkout: CheckoutRow) => ({ userId: checkout.user_id, planId: checkout.plan_id });
+const because = (_checkout: CheckoutRow, reason: string) => ({ reason });
+
+/**
+ * The checkout, as data: its steps in the order the pivot rule gives (cheap and reversible first,
+ * the irreversible capture last but the steps that cannot fail), and the messages of each.
+ * Adding a step is adding its row here, in its place; the saga, the orchestrator's subscriptions
+ * and answers, the choreography's progress, the fault points and the operator's resume all follow.
+ */
+export const CHECKOUT_STEPS = [
+  {
+    name: 'identity.verify-user',
+    class: 'verify',
+    command: ask(VerifyUserCommand, (checkout) => ({ userId: checkout.user_id })),
+    done: BuyerVerified,
+    refused: BuyerRejected,
+    failed: IdentityStepFailed,
+  },
+  {
+    name: 'billing.authorize-payment',
+    class: 'compensable',
+    command: ask(AuthorizePaymentCommand, (checkout) => ({
+      ...buyer(checkout),
+      paymentMethod: checkout.payment_method as PaymentMethod,
+    })),
+    done: PaymentAuthorized,
+    refused: PaymentDeclined,
+    failed: BillingStepFailed,
+    compensation: {
+      name: 'billing.void-authorization',
+      command: ask(VoidAuthorizationCommand, because),
+      done: PaymentVoided,
+    },
+  },
+  {
+    name: 'content.grant-access',
+    class: 'compensable',
+    command: ask(GrantAccessCommand, buyer),
+    done: AccessGranted,
+    refused: AccessRefused,
+    failed: ContentStepFailed,
+    compensation: { name: 'content.revoke-access', command: ask(RevokeAccessCommand, because), done: AccessRevoked },
+  },
+  {
+    name: 'billing.capture-payment',
+    class: 'pivot',
+    command: ask(CapturePaymentCommand),
+    done: PaymentCaptured,
+    refused: CaptureDeclined,
+    failed: BillingStepFailed,
+  },
+  // The capture lifts the grant's semantic lock: access becomes usable only once the money is taken,
+  // and the email, last, never welcomes a buyer to access they cannot use yet (ADR 0052).
+  {
+    name: 'content.activate-access',
+    class: 'retriable',
+    command: ask(ActivateAccessCommand),
+    done: AccessActivated,
+    failed: ContentStepFailed,
+  },
+  {
+    name: 'notifications.send-welcome-email',
+    class: 'retriable',
+    command: ask(SendWelcomeEmailCommand, buyer),
+    done: WelcomeEmailSent,
+    failed: NotificationsStepFailed,
+  },
+] as const satisfies readonly CheckoutStepRow[];
+
+export type ForwardStep = (typeof CHECKOUT_STEPS)[number]['name'];
+export type CompensationStep = Extract<
+  (typeof CHECKOUT_STEPS)[number],
+  { compensation: object }
+>['compensation']['name'];
+
+const ROWS: readonly CheckoutStepRow[] = CHECKOUT_STEPS;
+
+/** The forward steps, in order. */
+export const FORWARD_STEPS = ROWS.map((row) => row.name) as readonly ForwardStep[];
+/** The compensations, in the order they run: the reverse of the steps they undo. */
+export const COMPENSATION_STEPS = ROWS.flatMap((row) =>
+  row.compensation ? [row.compensation.name] : [],
+).reverse() as readonly CompensationStep[];
+/** Every step a checkout can be at, in the order it can get there. */
+export const STEP_ORDER: readonly string[] = [...FORWARD_STEPS, ...COMPENSATION_STEPS];
+
+/** The row of a forward step, or of the step a compensation undoes. */
+export function rowOf(step: string): CheckoutStepRow {
+  const row = ROWS.find((r) => r.name === step || r.compensation?.name === step);
+  if (!row) throw new Error(`No step ${step} in the checkout's table`);
+  return row;
+}
+
+/** `<checkout id>:<action>`: the same on every send of a step, on its compensation, in both modes. */
+export const stepKey = (checkoutId: string, step: string): string => `${checkoutId}:${rowOf(step).name}`;
+
+/**
+ * The command that asks a participant to carry out one step of a checkout (or its compensation),
+ * under the step's idempotency key. The saga sends these; an operator resuming a stalled
+ * choreography sends one too. Each participant answers it with the same events the choreography uses.
+ */
+export function stepCommand(checkout: CheckoutRow, step: string, attempt: number, reason: string): Answer {
+  const row = rowOf(step);
+  const { contract, payload } = row.name === step ? row.command : row.compensation!.command;
+  const base = { checkoutId: checkout.id, idempotencyKey: stepKey(checkout.id, step), attempt };
+  return answer(contract, payload(base, checkout, reason));
+}

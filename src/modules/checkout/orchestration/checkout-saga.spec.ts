@@ -1,0 +1,237 @@
+import type { Answer, MessageContract } from '../../../infra/outbox';
+import {
+  BillingStepFailed,
+  CaptureDeclined,
+  PaymentAuthorized,
+  PaymentCaptured,
+  PaymentDeclined,
+  PaymentVoided,
+} from '../../billing/contracts';
+import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '../../content/contracts';
+import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
+import { WelcomeEmailSent } from '../../notifications/contracts';
+import { FORWARD_STEPS, STEP_ORDER, stepCommand } from '../core/checkout-steps';
+import type { CheckoutRow } from '../database/checkouts.repository';
+import { advance, type CheckoutProgress } from '../domain/checkout';
+import type { SagaInput, SagaPolicy } from './domain/checkout.saga';
+import { CHECKOUT_SAGA, type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
+
+/**
+ * The checkout's saga specified by what it hears and what it sends, as emmett specifies a
+ * workflow: given the messages it has had, when one more arrives (or a deadline passes), then
+ * these commands leave, and the checkout stands so. Nothing here reads the saga's own fields:
+ * the messages come from the checkout's table of steps, as in the running app.
+ */
+
+const policy: SagaPolicy = { stepAttempts: 3, pivotAttempts: 4, compensationAttempts: 2, stepTimeoutMs: 1_000 };
+const id = '7d1c4b6e-8f0a-4d2b-9c3e-5a6b7c8d9e0f';
+const checkout = {
+  id,
+  user_id: '0b9e2a64-3c1d-4e5f-8a7b-6c5d4e3f2a1b',
+  plan_id: 'pro-monthly',
+  payment_method: 'pm_card_ok',
+} as CheckoutRow;
+
+type Heard = Answer | SagaInput;
+/** A participant's answer about this checkout. */
+const answered = (contract: MessageContract, fields: Partial<Reply> = {}): Answer => ({
+  contract,
+  payload: { checkoutId: id, ...fields },
+});
+const started: SagaInput = { type: 'start' };
+const deadlinePassed: SagaInput = { type: 'deadline' };
+const personRetries: SagaInput = { type: 'retry' };
+const failedAt = (step: string, attempt: number, error = 'database down') =>
+  answered(BillingStepFailed, { step, error, attempt });
+
+/** Plays the history through the saga as the runner does: what it sent, and the checkout's status. */
+function replay(history: Heard[]) {
+  const { newSaga, evolve, decide, factsOf } = CHECKOUT_SAGA;
+  let saga = newSaga();
+  let progress: CheckoutProgress = { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null };
+  const sent: Answer[] = [];
+  for (const heard of history) {
+    const input = 'contract' in heard ? SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply) : heard;
+    const next = evolve(saga, input, policy);
+    for (const command of decide(saga, input, policy)) {
+      sent.push(stepCommand(checkout, command.executes, command.attempt, next.reason ?? 'undone'));
+    }
+    for (const fact of factsOf(saga, next)) progress = advance(progress, fact, STEP_ORDER) ?? progress;
+    saga = next;
+  }
+  return { sent, progress };
+}
+
+const given = (...history: Heard[]) => ({
+  when: (...more: Heard[]) => {
+    const before = replay(history);
+    const after = replay([...history, ...more]);
+    const sent = after.sent.slice(before.sent.length);
+    return {
+      /** The commands sent, by type. */
+      sends: sent.map((message) => message.contract.type),
+      sent,
+      checkout: after.progress,
+    };
+  },
+});
+
+const happyPath: Heard[] = [
+  started,
+  answered(BuyerVerified),
+  answered(PaymentAuthorized),
+  answered(AccessGranted),
+  answered(PaymentCaptured),
+  answered(AccessActivated),
+];
+
+describe('the checkout saga, by its messages', () => {
+  it('given a new checkout, when it starts, then it asks identity to verify the buyer under the step key', () => {
+    const then = given().when(started);
+
+    expect(then.sent[0].payload).toEqual({
+      checkoutId: id,
+      idempotencyKey: `${id}:identity.verify-user`,
+      attempt: 1,
+      userId: checkout.user_id,
+    });
+    expect(then.sends).toEqual(['identity.verify-user.v1']);
+    expect(then.checkout).toEqual({ status: 'PENDING', step: 'identity.verify-user', failureReason: null });
+  });
+
+  it('given the buyer verified, then billing is asked to authorize with what the checkout holds', () => {
+    const then = given(started).when(answered(BuyerVerified));
+
+    expect(then.sends).toEqual(['billing.authorize-payment.v1']);
+    expect(then.sent[0].payload).toEqual({
+      checkoutId: id,
+      idempotencyKey: `${id}:billing.authorize-payment`,
+      attempt: 1,
+      userId: checkout.user_id,
+      planId: checkout.plan_id,
+      paymentMethod: checkout.payment_method,
+    });
+    expect(then.checkout.step).toBe('billing.authorize-payment');
+  });
+
+  it('given every step done but the email, when the email is sent, then nothing more is sent and the checkout is completed', () => {
+    const then = given(...happyPath).when(answered(WelcomeEmailSent));
+
+    expect(then.sends).toEqual([]);
+    expect(then.checkout).toEqual({
+      status: 'COMPLETED',
+      step: 'notifications.send-welcome-email',
+      failureReason: null,
+    });
+  });
+
+  it('given a new checkout, when every participant says yes, then the steps are asked in the order of the table', () => {
+    const then = given().when(...happyPath, answered(WelcomeEmailSent));
+
+    expect(then.sends).toEqual([
+      'identity.verify-user.v1',
+      'billing.authorize-payment.v1',
+      'content.grant-access.v1',
+      'billing.capture-payment.v1',
+      'content.activate-access.v1',
+      'notifications.send-welcome-email.v1',
+    ]);
+  });
+
+  it('given the buyer is rejected, then nothing is sent and the checkout is rejected with the reason', () => {
+    const then = given(started).when(answered(BuyerRejected, { reason: 'user-blocked' }));
+
+    expect(then.sends).toEqual([]);
+    expect(then.checkout).toMatchObject({ status: 'REJECTED', failureReason: 'user-blocked' });
+  });
+
+  it('given the card declined, then nothing is undone and the checkout fails', () => {
+    const then = given(started, answered(BuyerVerified)).when(answered(PaymentDeclined, { reason: 'card-declined' }));
+
+    expect(then.sends).toEqual([]);
+    expect(then.checkout).toMatchObject({ status: 'FAILED', failureReason: 'card-declined' });
+  });
+
+  it('given access refused, then the authorization is voided with the reason, and once voided the checkout fails', () => {
+    const refused = given(...happyPath.slice(0, 3)).when(answered(AccessRefused, { reason: 'not-licensed' }));
+
+    expect(refused.sends).toEqual(['billing.void-authorization.v1']);
+    expect(refused.sent[0].payload).toMatchObject({
+      idempotencyKey: `${id}:billing.authorize-payment`,
+      reason: 'not-licensed',
+    });
+    expect(refused.checkout).toMatchObject({ status: 'PENDING', step: 'billing.void-authorization' });
+
+    const voided = given(...happyPath.slice(0, 3), answered(AccessRefused, { reason: 'not-licensed' })).when(
+      answered(PaymentVoided, { reason: 'not-licensed' }),
+    );
+    expect(voided.sends).toEqual([]);
+    expect(voided.checkout).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
+  });
+
+  it('given the capture declined, then access is revoked and then the authorization voided: the reverse order', () => {
+    const declined = answered(CaptureDeclined, { reason: 'capture-declined' });
+
+    const then = given(...happyPath.slice(0, 4)).when(
+      declined,
+      answered(AccessRevoked, { reason: 'capture-declined' }),
+      answered(PaymentVoided, { reason: 'capture-declined' }),
+    );
+
+    expect(then.sends).toEqual(['content.revoke-access.v1', 'billing.void-authorization.v1']);
+    expect(then.checkout).toMatchObject({ status: 'FAILED', failureReason: 'capture-declined' });
+  });
+
+  it('given the capture failed, when the backoff passes, then it is asked again under the same key, the next attempt', () => {
+    const then = given(...happyPath.slice(0, 4)).when(failedAt('billing.capture-payment', 1), deadlinePassed);
+
+    expect(then.sends).toEqual(['billing.capture-payment.v1']);
+    expect(then.sent[0].payload).toEqual({
+      checkoutId: id,
+      idempotencyKey: `${id}:billing.capture-payment`,
+      attempt: 2,
+    });
+    expect(then.checkout.status).toBe('PENDING');
+  });
+
+  it('given the capture never answered, when its limit passes, then a person is asked and nothing is undone', () => {
+    const then = given(...happyPath.slice(0, 4)).when(deadlinePassed, deadlinePassed, deadlinePassed, deadlinePassed);
+
+    expect(then.sends).toEqual([
+      'billing.capture-payment.v1',
+      'billing.capture-payment.v1',
+      'billing.capture-payment.v1',
+    ]);
+    expect(then.checkout).toMatchObject({ status: 'INTERVENTION', step: 'billing.capture-payment' });
+    expect(then.checkout.failureReason).toContain('never undone blind');
+  });
+
+  it('given the void failing past its limit, then a person is asked; when they retry, the void is sent again and the checkout ends failed', () => {
+    const refusedAccess = [...happyPath.slice(0, 3), answered(AccessRefused, { reason: 'not-licensed' })];
+    const voidFailed = failedAt('billing.void-authorization', 1, 'gateway down');
+    const stuck = [
+      ...refusedAccess,
+      voidFailed,
+      deadlinePassed,
+      failedAt('billing.void-authorization', 2, 'gateway down'),
+    ];
+
+    expect(given(...refusedAccess).when(...stuck.slice(refusedAccess.length)).checkout).toMatchObject({
+      status: 'INTERVENTION',
+    });
+    const then = given(...stuck).when(personRetries, answered(PaymentVoided, { reason: 'not-licensed' }));
+    expect(then.sends).toEqual(['billing.void-authorization.v1']);
+    expect(then.checkout).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
+  });
+
+  it('given a step done, when the same answer comes again, then nothing is sent', () => {
+    expect(given(started, answered(BuyerVerified)).when(answered(BuyerVerified)).sends).toEqual([]);
+  });
+
+  it('listens to every answer of the table, each once', () => {
+    const types = SAGA_ANSWER_CONTRACTS.map((contract) => contract.type);
+
+    expect(new Set(types).size).toBe(types.length);
+    expect([...SAGA_ANSWERS.keys()].sort()).toEqual([...types].sort());
+  });
+});

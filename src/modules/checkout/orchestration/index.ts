@@ -1,0 +1,20 @@
+/**
+ * Orchestration's door: what the rest of the checkout may use of it. The checkout module
+ * registers its parts; the timeline reads the saga's log. Everything else stays inside.
+ */
+import { OrchestrationCoordinator } from './orchestration.coordinator';
+import { OrchestratorReaction } from './orchestrator.reaction';
+import { SagaDeadlines } from './saga-deadlines';
+import { sagaConfig } from './saga.config';
+import { SagaMetrics } from './saga.metrics';
+import { SagaRunner } from './saga.runner';
+import { SagasController } from './sagas.controller';
+import { SagasRepository } from './sagas.repository';
+
+export { OrchestrationCoordinator, sagaConfig, SagasRepository };
+
+/** The orchestrated checkout's controllers and providers, for the checkout module to register. */
+export const ORCHESTRATION = {
+  controllers: [SagasController],
+  providers: [SagasRepository, SagaRunner, SagaMetrics, OrchestratorReaction, SagaDeadlines, OrchestrationCoordinator],
+};
