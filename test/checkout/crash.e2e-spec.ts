@@ -102,11 +102,7 @@ describe('A process killed at any line', () => {
       });
       const app = this.app;
       // Generous: four processes booting at once on a loaded 2-core machine take a while.
-      await eventually(async () => expect((await app.get('/health')).status).toBe(200), {
-        timeoutMs: 180_000,
-        intervalMs: 250,
-        what: `process ${app.pid} to be healthy:\n${app.tail()}`,
-      });
+      await app.untilHealthy(180_000);
       const client = new ProcessClient(app.url);
       // Requests whose answer the last crash swallowed: sent again, the same key gives the same checkout.
       for (const request of this.unanswered.splice(0)) this.checkouts.push(await startCheckout(client, request));

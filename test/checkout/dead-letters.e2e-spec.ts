@@ -116,13 +116,8 @@ describe('A delivery of a choreographed checkout that crashed its worker', () =>
       // The dead process's job is taken back a second after it last held it.
       OUTBOX_JOB_LOCK_MS: '1000',
     });
-    const started = app;
-    await eventually(async () => expect((await started.get('/health')).status).toBe(200), {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-      what: `process ${started.pid} to be healthy:\n${started.tail()}`,
-    });
-    return new ProcessClient(started.url);
+    await app.untilHealthy(120_000);
+    return new ProcessClient(app.url);
   };
 
   beforeAll(async () => {

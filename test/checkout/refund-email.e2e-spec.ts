@@ -1,7 +1,6 @@
 import { Faults } from '../../src/infra/faults/faults';
 import { AppProcess } from '../support/app-process';
 import { CheckoutClient } from '../support/checkout-client';
-import { eventually } from '../support/eventually';
 import { ProcessClient } from '../support/process-client';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { SmtpSink } from '../support/smtp-sink';
@@ -90,13 +89,8 @@ describe('The email correcting the welcome after a refund, over SMTP', () => {
         OUTBOX_REDELIVER_AFTER_MS: '3000',
         OUTBOX_SWEEP_INTERVAL_MS: '500',
       });
-      const started = app;
-      await eventually(async () => expect((await started.get('/health')).status).toBe(200), {
-        timeoutMs: 120_000,
-        intervalMs: 250,
-        what: `process ${started.pid} to be healthy:\n${started.tail()}`,
-      });
-      return new ProcessClient(started.url);
+      await app.untilHealthy(120_000);
+      return new ProcessClient(app.url);
     };
     const refund = (client: ProcessClient, id: string) => client.call('POST', `/admin/payments/${id}/refund`, 200);
 

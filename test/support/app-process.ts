@@ -104,6 +104,15 @@ export class AppProcess {
     await this.exited;
   }
 
+  /** Waits until the process answers its health check with 200; a timeout shows the end of its output. */
+  async untilHealthy(timeoutMs: number): Promise<void> {
+    try {
+      await eventually(async () => (await this.get('/health')).status === 200, { timeoutMs, intervalMs: 250 });
+    } catch (error) {
+      throw new Error(`process ${this.pid} was not healthy within ${timeoutMs} ms:\n${this.tail()}`, { cause: error });
+    }
+  }
+
   async waitForLine(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
     return eventually(
       () => {
