@@ -81,6 +81,12 @@ const admin = (/** @type {string} */ method, /** @type {string} */ path, /** @ty
 export const features = () => call('GET', '/features');
 
 /**
+ * The checkout's steps in order: `[{name, class, command, done, compensation}]`, the compensation
+ * `{name, command, done}`, or null where nothing undoes the step.
+ */
+export const checkoutSteps = () => call('GET', '/checkout-steps');
+
+/**
  * Checks a token against an operator's route (401 when it is not the one), and reads the fault
  * points and rules when fault injection is on.
  * @param {string} token @param {boolean} faultInjection

@@ -1,6 +1,7 @@
 // @ts-check
-import { adminToken, ApiError, checkAdminToken, features } from './api.js';
+import { adminToken, ApiError, checkAdminToken, checkoutSteps, features } from './api.js';
 import { h, messageOf, notice, replace } from './dom.js';
+import { learnSteps } from './lanes.js';
 import { renderCompare } from './compare.js';
 import { renderList } from './list.js';
 import { renderOperate } from './operate.js';
@@ -127,7 +128,8 @@ function route() {
 }
 
 window.addEventListener('hashchange', route);
-refreshAccess()
+// The checkout's steps come from the app, so that the page draws the ones it has.
+Promise.all([checkoutSteps().then(learnSteps), refreshAccess()])
   .then(route)
   .catch((/** @type {unknown} */ error) => {
     const text = error instanceof ApiError ? `The API answered ${error.status}: ${error.message}` : messageOf(error);

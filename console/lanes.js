@@ -14,16 +14,29 @@ import { clock, duration, h, s } from './dom.js';
  */
 
 export const LANES = ['checkout', 'identity', 'billing', 'content', 'notifications'];
-export const STEPS = [
-  'identity.verify-user',
-  'billing.authorize-payment',
-  'content.grant-access',
-  'billing.capture-payment',
-  'content.activate-access',
-  'notifications.send-welcome-email',
-];
-export const COMPENSATIONS = ['content.revoke-access', 'billing.void-authorization'];
-const COMPENSATION_WORDS = /void-authorization|revoke-access|payment-voided|access-revoked/;
+/**
+ * The checkout's steps, in order, and the compensations' names and messages: the app's table
+ * (`GET /checkout-steps`), learned once at start, so that a step the app adds is drawn as one.
+ * @typedef {{ name: string, command: string, done: string }} CompensationRow
+ * @typedef {{ name: string, class: string, command: string, done: string, compensation: CompensationRow | null }} StepRow
+ */
+export const STEPS = /** @type {string[]} */ ([]);
+export const COMPENSATIONS = /** @type {string[]} */ ([]);
+/** The names and message types that are about undoing. */
+const UNDOING = new Set();
+
+/** @param {StepRow[]} steps */
+export function learnSteps(steps) {
+  STEPS.splice(0, STEPS.length, ...steps.map((step) => step.name));
+  const compensations = steps.flatMap((step) => (step.compensation ? [step.compensation] : []));
+  COMPENSATIONS.splice(0, COMPENSATIONS.length, ...compensations.map((c) => c.name));
+  UNDOING.clear();
+  for (const { name, command, done } of compensations) [name, command, done].forEach((word) => UNDOING.add(word));
+}
+
+/** Whether an entry is about undoing: a compensation's command, delivery or event, or a saga record of it. @param {Entry} entry */
+const isUndoing = (entry) =>
+  [entry.type, entry.consumer?.replace(/-command$/, ''), entry.detail?.step].some((word) => UNDOING.has(word));
 
 const AXIS = 54;
 const HEAD = 34;
@@ -31,7 +44,7 @@ const ROW = 16;
 const PX_PER_MS = 0.12;
 const MAX_GAP = 60;
 
-/** The step a delivery performed, if it is one of the six: consumers are named after their step. @param {Entry} entry */
+/** The step a delivery performed, if it is one of the checkout's: consumers are named after their step. @param {Entry} entry */
 export const stepOf = (entry) => {
   const name = entry.consumer?.replace(/-command$/, '');
   return name && STEPS.includes(name) ? name : undefined;
@@ -243,9 +256,7 @@ export function drawLanes(placed, shared, { mode, key, lane: laneWidth = 100 }) 
   for (const p of placed) {
     const { entry } = p;
     const step = entry.kind === 'handled' ? stepOf(entry) : undefined;
-    const compensation = COMPENSATION_WORDS.test(
-      `${entry.type ?? ''} ${entry.consumer ?? ''} ${entry.detail?.step ?? ''}`,
-    );
+    const compensation = isUndoing(entry);
     const label = labelOf(entry);
     const text = describe(entry, p.t);
     svg.append(

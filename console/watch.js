@@ -1,7 +1,7 @@
 // @ts-check
 import { api, ApiError } from './api.js';
 import { clock, duration, h, messageOf, modeBadge, notice, replace, statusBadge } from './dom.js';
-import { drawLanes, layout, legend, stepOf, STEPS } from './lanes.js';
+import { COMPENSATIONS, drawLanes, layout, legend, stepOf, STEPS } from './lanes.js';
 import { operatorActions } from './operate.js';
 
 /** Where each business refusal happens, so the step list can say which one said no. */
@@ -154,15 +154,15 @@ function head(checkout) {
   );
 }
 
-/** The six steps, each with a word and an icon for where it stands. @param {Checkout} checkout @param {any[]} timeline */
+/** The checkout's steps, each with a word and an icon for where it stands. @param {Checkout} checkout @param {any[]} timeline */
 function stepList(checkout, timeline) {
   const handled = new Set(timeline.map((e) => (e.kind === 'handled' ? stepOf(e) : undefined)).filter(Boolean));
   const refusedAt = checkout.failureReason ? REFUSED_AT[checkout.failureReason] : undefined;
   const compensations = [
     ...new Set(
       timeline
-        .filter((e) => e.kind === 'handled' && /void-authorization|revoke-access/.test(e.consumer ?? ''))
-        .map((e) => e.consumer.replace(/-command$/, '')),
+        .map((e) => (e.kind === 'handled' ? e.consumer?.replace(/-command$/, '') : undefined))
+        .filter((name) => COMPENSATIONS.includes(name)),
     ),
   ];
   const state = (/** @type {string} */ step) => {

@@ -38,6 +38,7 @@ const ACCESS: Row[] = [
   row('GET /health',                                 [200, 200, 200, 200]),
   row('GET /metrics',                                [200, 200, 200, 200]),
   row('GET /plans',                                  [200, 200, 200, 200]),
+  row('GET /checkout-steps',                         [200, 200, 200, 200]),
   row('POST /users',                                 [201, 201, 201, 201], 'none', () => CheckoutClient.userBody()),
   row('GET /users/{id}',                             [401, 404, 200, 200], 'user'),
   row('GET /users/{id}/access',                      [401, 404, 200, 200], 'user'),

@@ -141,6 +141,29 @@ describe('The checkout console, in Chromium', () => {
     },
   );
 
+  it.each(['choreography', 'orchestration'])(
+    'when the capture is declined in %s, then the page lists the compensations that undid it and draws their entries as undoing',
+    async (mode) => {
+      const { page } = await open();
+
+      const [id] = await startFromPage(page, 'capture-declined', mode);
+
+      await page.waitForSelector(`.panel[data-checkout-id="${id}"][data-status=FAILED]`, SLOW);
+      await page.waitForSelector('.live[data-live=no]', SLOW);
+      const compensated = await page.$$eval('.steps [data-state=compensated]', (items) =>
+        items.map((item) => item.getAttribute('data-step')),
+      );
+      expect(compensated.sort()).toEqual(['billing.void-authorization', 'content.revoke-access']);
+      const undoing = await page.$$eval(`.panel[data-checkout-id="${id}"] g.entry.compensation`, (entries) =>
+        entries.map((e) => e.getAttribute('data-step') ?? e.getAttribute('data-kind')),
+      );
+      expect(undoing.length).toBeGreaterThanOrEqual(2);
+      expect(
+        await page.$$eval(`.panel[data-checkout-id="${id}"] g.entry.compensation[data-step]`, (e) => e.length),
+      ).toBe(0);
+    },
+  );
+
   it('when started in both modes, then both timelines end COMPLETED side by side on one time axis', async () => {
     const { page, screenshot } = await open();
 

@@ -22,6 +22,7 @@ import { AddCheckoutRefunds1795970004500 } from './database/migrations/179597000
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
+import { ListStepsController } from './list-steps/list-steps.controller';
 import { ORCHESTRATION, OrchestrationCoordinator, sagaConfig } from './orchestration';
 import { RecordRefundReaction } from './record-refund/record-refund.reaction';
 import { ExpiredIdempotencyKeys } from './start-checkout/expired-idempotency-keys';
@@ -53,6 +54,7 @@ import { StartCheckout } from './start-checkout/start-checkout.handler';
     ListCheckoutsController,
     CheckoutTimelineController,
     ListPlansController,
+    ListStepsController,
     ...CHOREOGRAPHY.controllers,
     ...ORCHESTRATION.controllers,
   ],
