@@ -65,7 +65,8 @@ const because = (_checkout: CheckoutRow, reason: string) => ({ reason });
 
 /**
  * The checkout, as data: its steps in the order the pivot rule gives (cheap and reversible first,
- * the irreversible capture last but the steps that cannot fail), and the messages of each.
+ * then the irreversible capture, and after it only steps that cannot refuse), and the messages of
+ * each.
  * Adding a step is adding its row here, in its place; the saga, the orchestrator's subscriptions
  * and answers, the choreography's progress, the fault points and the operator's resume all follow.
  */
