@@ -38,6 +38,12 @@ const RECORD_SECONDS = Number(process.env.BENCH_RECORD_SECONDS ?? 4);
 const REPLAY_SECONDS = Number(process.env.BENCH_REPLAY_SECONDS ?? 10);
 /** The same replay on one connection: each statement's time with nothing else running. */
 const ALONE_SECONDS = Number(process.env.SQL_COSTS_ALONE_SECONDS ?? 8);
+/**
+ * Seconds of the same replay, unmeasured, before the measured one: the checkout bench replays on
+ * the database its ramp grew (outbox rows, and their dead versions until autovacuum comes), not
+ * on a fresh one.
+ */
+const GROW_SECONDS = Number(process.env.SQL_COSTS_GROW_SECONDS ?? 0);
 const SAMPLE_MS = 5;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
@@ -73,6 +79,31 @@ function describe(normalized: string): { control: boolean; label: string } {
   // A statement on no table (a setting, an advisory lock) is told by its start.
   if (tables.length === 0) return { control: false, label: normalized.slice(0, 48) };
   return { control: false, label: `${verb} ${tables.join(', ')}${locking}${conflict}` };
+}
+
+/** The part of a checkout a statement serves, for the roll-up: what a change would take away together. */
+const CATEGORIES: Array<[string, RegExp]> = [
+  ['COMMIT', /^(COMMIT|END|ROLLBACK)\b/],
+  ['BEGIN', /^(BEGIN|START TRANSACTION)\b/],
+  ['SAVEPOINT / RELEASE', /^(SAVEPOINT|RELEASE)\b/],
+  ['transaction bounds (set_config, SET LOCAL)', /^(SELECT set_config|SET LOCAL)/],
+  ['advisory locks', /pg_advisory_xact_lock/],
+  [
+    'relay: claim, consumers, mark published',
+    /published_at IS NULL|^SELECT .* FROM outbox\.consumers|SET published_at/,
+  ],
+  ['sweeps: redelivery, saga deadlines', /delivered_at IS NULL|SET delivered_at|next_deadline <=/],
+  ['inbox insert (dead-letter check inside)', /^INSERT INTO outbox\.inbox/],
+  ['outbox insert', /^INSERT INTO outbox\.messages/],
+  ['saga row, steps, log', /checkout\.saga/],
+  ['checkout row (read model): lock, read, update', /checkout\.checkouts/],
+  ['payments, intents, gateway', /billing\./],
+];
+
+function categoryOf(normalized: string): string {
+  const found = CATEGORIES.find(([, pattern]) => pattern.test(normalized));
+  if (found) return found[0];
+  return /\b(?:FROM|INTO|UPDATE)\s+"?(\w+)"?\./i.exec(normalized)?.[1] ?? 'other';
 }
 
 interface Timing {
@@ -111,6 +142,8 @@ class WaitSampler {
   /** Every backend sample by state, idle between transactions included: how connection time is spent. */
   readonly states = new Map<string, number>();
   samples = 0;
+  private startedAt = 0;
+  private stoppedAt = 0;
   private readonly cpu = new Map<number, { first: number; last: number }>();
   private running = false;
   private loop?: Promise<void>;
@@ -118,6 +151,7 @@ class WaitSampler {
   constructor(private readonly url: string) {}
 
   start(): void {
+    this.startedAt = performance.now();
     this.running = true;
     this.loop = this.run();
   }
@@ -125,6 +159,12 @@ class WaitSampler {
   async stop(): Promise<void> {
     this.running = false;
     await this.loop;
+    this.stoppedAt = performance.now();
+  }
+
+  /** The backend time one sample of one backend stands for: the sampled span over the samples. */
+  get msPerSample(): number {
+    return (this.stoppedAt - this.startedAt) / this.samples;
   }
 
   /** The backends' CPU while they were sampled, in ms (a backend's last tenth of a second or so escapes). */
@@ -332,11 +372,12 @@ interface Recorded {
 }
 
 /** The app on a fresh database, warmed up, and the SQL of RECORD_SECONDS of checkouts at `rate`. */
-async function record(mode: string, rate: number, redis: RedisServer, file: string): Promise<Recorded> {
+/** The app, as the checkout bench starts it, on a database recreated for it (which it migrates). */
+async function freshApp(mode: string, redis: RedisServer): Promise<ProbedApp> {
   phase(`${mode}: recreating ${DATABASE_URL}, starting the app`);
   await recreateDatabase();
   await redis.flushAll();
-  const app = await ProbedApp.start({
+  return ProbedApp.start({
     DATABASE_URL,
     REDIS_URL: redis.url,
     LOG_LEVEL: 'warn',
@@ -344,6 +385,10 @@ async function record(mode: string, rate: number, redis: RedisServer, file: stri
     RATE_LIMIT_SIGNUPS: '0',
     RATE_LIMIT_CHECKOUTS: '0',
   });
+}
+
+async function record(mode: string, rate: number, redis: RedisServer, file: string): Promise<Recorded> {
+  const app = await freshApp(mode, redis);
   const monitor = new Client({ connectionString: DATABASE_URL });
   await monitor.connect();
   const live = new WaitSampler(DATABASE_URL);
@@ -370,6 +415,45 @@ async function record(mode: string, rate: number, redis: RedisServer, file: stri
   }
 }
 
+/**
+ * A recording made elsewhere (`npm run bench -- checkout` keeps its own in bench/results/), to
+ * be replayed here: a fresh database the app migrates, and the buyers it names, who existed
+ * before its checkouts (a buyer is whoever a statement on identity.users looks up by id).
+ */
+async function fromFile(mode: string, redis: RedisServer, file: string, checkouts: number): Promise<Recorded> {
+  await (await freshApp(mode, redis)).stop();
+  const buyers = new Set<string>();
+  for (const query of JSON.parse(readFileSync(file, 'utf8')) as RecordedQuery[])
+    if (/FROM\s+"?identity"?\."?users"?/i.test(query.text) && query.values[0])
+      buyers.add(query.values[0].toLowerCase());
+  const client = new Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO identity.users (id, email, name, country)
+       SELECT id, 'replay-' || id || '@example.com', 'A Replayed Buyer', 'PT' FROM unnest($1::uuid[]) AS id`,
+      [[...buyers]],
+    );
+  } finally {
+    await client.end();
+  }
+  phase(`${mode}: replaying ${file} (${checkouts} checkouts, ${buyers.size} buyers)`);
+  // Nothing was sampled while it was recorded: the live columns stay empty.
+  return { file, checkouts, buyers: [...buyers], live: new WaitSampler(DATABASE_URL) };
+}
+
+/** `SQL_COSTS_FROM='orchestration=bench/results/checkout-sql-orchestration-....json:80'`: recordings to replay instead. */
+const FROM: Record<string, { file: string; checkouts: number }> = Object.fromEntries(
+  (process.env.SQL_COSTS_FROM ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => {
+      const [mode, rest] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      const at = rest.lastIndexOf(':');
+      return [mode.trim(), { file: rest.slice(0, at), checkouts: Number(rest.slice(at + 1)) }];
+    }),
+);
+
 interface GroupReport {
   id: number;
   label: string;
@@ -388,6 +472,9 @@ interface GroupReport {
   /** The same two in the live app while it was recorded. */
   liveStates: Record<string, number>;
   liveClientShare: number;
+  /** Backend time per checkout the live app spent waiting for a lock in this statement. */
+  liveLockMsPerCheckout: number;
+  category: string;
   /** The backends' CPU per checkout charged to the group by its share of the samples where it ran. */
   serverCpuMsPerCheckout: number;
   plan?: PlanSummary;
@@ -425,8 +512,11 @@ interface TransactionKind {
 async function measureMode(mode: string, redis: RedisServer, stamp: string) {
   const rate = RATES[mode] ?? 20;
   const file = path.join(__dirname, 'results', `sql-costs-${mode}-${stamp}.json`);
-  const recorded = await record(mode, rate, redis, file);
-  const recording: Recording = readRecording([file]);
+  const from = FROM[mode];
+  const recorded = from
+    ? await fromFile(mode, redis, path.resolve(from.file), from.checkouts)
+    : await record(mode, rate, redis, file);
+  const recording: Recording = readRecording([recorded.file]);
   const keep = new Set(recorded.buyers);
   const queries = recording.units.flatMap((unit) => unit.queries);
   const texts = new Map<RecordedQuery, string>(queries.map((q) => [q, normalize(q.text)]));
@@ -437,6 +527,10 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
     if (!samples.has(text) && !query.failed) samples.set(text, query);
   }
 
+  if (GROW_SECONDS > 0) {
+    phase(`${mode}: growing the database first, ${GROW_SECONDS} s of the replay unmeasured`);
+    await replay(DATABASE_URL, recording, recording.connections, GROW_SECONDS, keep);
+  }
   const stats = new Client({ connectionString: DATABASE_URL });
   await stats.connect();
   try {
@@ -512,6 +606,13 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
           replayClientShare: replaySplit.clientShare,
           liveStates: liveSplit.inStatement,
           liveClientShare: liveSplit.clientShare,
+          liveLockMsPerCheckout:
+            ([...(live.get(text) ?? new Map<string, number>())]
+              .filter(([state]) => isLock(state))
+              .reduce((sum, [, count]) => sum + count, 0) *
+              recorded.live.msPerSample) /
+            recorded.checkouts,
+          category: categoryOf(text),
           serverCpuMsPerCheckout: (backendCpuPerCheckout * runningSamples(text)) / allRunning,
           plan: plans.get(text),
         };
@@ -519,6 +620,18 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
       .sort((a, b) => (b.msPerCheckout || 0) - (a.msPerCheckout || 0))
       .map((group, index) => ({ ...group, id: index + 1 }));
     const idOf = new Map(groups.map((g) => [g.text, g.id]));
+    const categories = [
+      ...groups
+        .reduce((into, g) => {
+          const c = into.get(g.category) ?? { name: g.category, roundTrips: 0, ms: 0, aloneMs: 0, liveLockMs: 0 };
+          c.roundTrips += g.perCheckout;
+          c.ms += g.msPerCheckout || 0;
+          c.aloneMs += (g.aloneMsPerCall ?? 0) * g.perCheckout;
+          c.liveLockMs += g.liveLockMsPerCheckout;
+          return into.set(g.category, c);
+        }, new Map<string, { name: string; roundTrips: number; ms: number; aloneMs: number; liveLockMs: number }>())
+        .values(),
+    ].sort((a, b) => b.ms - a.ms);
 
     const kinds = new Map<string, TransactionKind & { ms: number; replayed: number }>();
     for (const unit of recording.units) {
@@ -593,13 +706,16 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
       walSyncsPerCheckout: (walAfter.syncs - walBefore.syncs) / checkoutsReplayed,
       replaySamples: sampler.samples,
       liveSamples: recorded.live.samples,
-      liveStates: Object.fromEntries(
-        [...recorded.live.states].sort((a, b) => b[1] - a[1]).map(([state, n]) => [state, n]),
+      liveStateMsPerCheckout: Object.fromEntries(
+        [...recorded.live.states]
+          .sort((a, b) => b[1] - a[1])
+          .map(([state, count]) => [state, (count * recorded.live.msPerSample) / recorded.checkouts]),
       ),
+      categories,
       groups,
       transactionKinds,
       tables,
-      recording: path.relative(process.cwd(), file),
+      recording: path.relative(process.cwd(), recorded.file),
     };
   } finally {
     await stats.end();
@@ -627,7 +743,20 @@ function print(report: ModeCosts): void {
       .map(([state, share]) => `${state} ${pct(share)}`)
       .join(', ')}`,
     '',
-    ' id | per co | ms/co  | share | ms/call | alone | srv cpu | in statement: run/lock/WAL | then client | live lock | plan             | group',
+    `the live app's connections, ms per checkout: ${Object.entries(report.liveStateMsPerCheckout)
+      .filter(([, ms]) => ms >= 0.5)
+      .map(([state, ms]) => `${state} ${n(ms, 1)}`)
+      .join(', ')}`,
+    '',
+    "by category, per checkout: round trips, replay ms (share), the same on one connection, the live app's lock waits",
+    ...report.categories.map(
+      (c) =>
+        `  ${c.name.padEnd(48)} ${n(c.roundTrips, 1).padStart(6)} rt ${n(c.ms, 1).padStart(7)} ms ` +
+        `(${pct(c.ms / report.statementMsPerCheckout).padStart(4)}) ${n(c.aloneMs, 1).padStart(6)} ms alone ` +
+        `${n(c.liveLockMs, 1).padStart(6)} ms lock`,
+    ),
+    '',
+    ' id | per co | ms/co  | share | ms/call | alone | srv cpu | in statement: run/lock/WAL | then client | live lock ms | plan             | group',
   );
   const total = report.statementMsPerCheckout;
   for (const g of report.groups) {
@@ -652,7 +781,7 @@ function print(report: ModeCosts): void {
         n(g.serverCpuMsPerCheckout).padStart(7),
         `${pct(run)} / ${pct(sumOf(g.replayStates, isLock))} / ${pct(sumOf(g.replayStates, isWal))}`.padStart(26),
         pct(g.replayClientShare).padStart(11),
-        pct(sumOf(g.liveStates, isLock)).padStart(9),
+        n(g.liveLockMsPerCheckout, 1).padStart(12),
         planNote.slice(0, 16).padEnd(16),
         g.label,
       ].join(' | '),
