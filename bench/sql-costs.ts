@@ -141,6 +141,8 @@ class WaitSampler {
   readonly byText = new Map<string, Map<string, number>>();
   /** Every backend sample by state, idle between transactions included: how connection time is spent. */
   readonly states = new Map<string, number>();
+  /** Lock waits by what waits and what holds the lock, in samples. */
+  readonly blockers = new Map<string, number>();
   samples = 0;
   private startedAt = 0;
   private stoppedAt = 0;
@@ -183,12 +185,23 @@ class WaitSampler {
           wait_event_type: string | null;
           wait_event: string | null;
           query: string;
+          blockers: number[] | null;
         }>(
-          `SELECT pid, state, wait_event_type, wait_event, query FROM pg_stat_activity
+          `SELECT pid, state, wait_event_type, wait_event, query,
+                  CASE WHEN wait_event_type = 'Lock' THEN pg_blocking_pids(pid) END AS blockers
+             FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
         );
         this.samples += 1;
+        const byPid = new Map(rows.map((row) => [row.pid, row]));
         for (const row of rows) {
+          // Who a lock wait waits for, and what that one is doing: running, or idle in its transaction.
+          for (const blocker of (row.blockers ?? []).map((pid) => byPid.get(pid))) {
+            const key = blocker
+              ? `${normalize(row.query).slice(0, 60)} <- ${WaitSampler.stateOf(blocker)} after ${normalize(blocker.query).slice(0, 60)}`
+              : `${normalize(row.query).slice(0, 60)} <- another database's backend`;
+            this.blockers.set(key, (this.blockers.get(key) ?? 0) + 1);
+          }
           const state = WaitSampler.stateOf(row);
           this.states.set(state, (this.states.get(state) ?? 0) + 1);
           if (this.samples % 10 === 0) this.followCpu(row.pid);
@@ -711,6 +724,12 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
           .sort((a, b) => b[1] - a[1])
           .map(([state, count]) => [state, (count * recorded.live.msPerSample) / recorded.checkouts]),
       ),
+      liveBlockersMsPerCheckout: Object.fromEntries(
+        [...recorded.live.blockers]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 10)
+          .map(([what, count]) => [what, (count * recorded.live.msPerSample) / recorded.checkouts]),
+      ),
       categories,
       groups,
       transactionKinds,
@@ -747,6 +766,9 @@ function print(report: ModeCosts): void {
       .filter(([, ms]) => ms >= 0.5)
       .map(([state, ms]) => `${state} ${n(ms, 1)}`)
       .join(', ')}`,
+    ...Object.entries(report.liveBlockersMsPerCheckout)
+      .filter(([, ms]) => ms >= 0.5)
+      .map(([what, ms]) => `  lock wait ${n(ms, 1)} ms: ${what}`),
     '',
     "by category, per checkout: round trips, replay ms (share), the same on one connection, the live app's lock waits",
     ...report.categories.map(
