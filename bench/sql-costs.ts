@@ -455,6 +455,27 @@ async function fromFile(mode: string, redis: RedisServer, file: string, checkout
   return { file, checkouts, buyers: [...buyers], live: new WaitSampler(DATABASE_URL) };
 }
 
+/**
+ * What if some statements were not sent: `SQL_COSTS_DROP` leaves out every statement whose text
+ * (parameters stripped) it matches, `SQL_COSTS_DROP_TRANSACTIONS` every transaction with such a
+ * statement. The replay then says what those round trips cost, at most: their work is gone too.
+ */
+const DROP = process.env.SQL_COSTS_DROP ? new RegExp(process.env.SQL_COSTS_DROP, 'i') : undefined;
+const DROP_TRANSACTIONS = process.env.SQL_COSTS_DROP_TRANSACTIONS
+  ? new RegExp(process.env.SQL_COSTS_DROP_TRANSACTIONS, 'i')
+  : undefined;
+
+function withoutDropped(recording: Recording): Recording {
+  if (!DROP && !DROP_TRANSACTIONS) return recording;
+  const units = recording.units
+    .filter((unit) => !DROP_TRANSACTIONS || !unit.queries.some((q) => DROP_TRANSACTIONS.test(normalize(q.text))))
+    .map((unit) => ({ ...unit, queries: unit.queries.filter((q) => !DROP || !DROP.test(normalize(q.text))) }))
+    .filter((unit) => unit.queries.length > 0);
+  const statements = units.reduce((sum, unit) => sum + unit.queries.length, 0);
+  phase(`left out ${recording.statements - statements} of ${recording.statements} statements`);
+  return { ...recording, units, statements };
+}
+
 /** `SQL_COSTS_FROM='orchestration=bench/results/checkout-sql-orchestration-....json:80'`: recordings to replay instead. */
 const FROM: Record<string, { file: string; checkouts: number }> = Object.fromEntries(
   (process.env.SQL_COSTS_FROM ?? '')
@@ -529,7 +550,7 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
   const recorded = from
     ? await fromFile(mode, redis, path.resolve(from.file), from.checkouts)
     : await record(mode, rate, redis, file);
-  const recording: Recording = readRecording([recorded.file]);
+  const recording: Recording = withoutDropped(readRecording([recorded.file]));
   const keep = new Set(recorded.buyers);
   const queries = recording.units.flatMap((unit) => unit.queries);
   const texts = new Map<RecordedQuery, string>(queries.map((q) => [q, normalize(q.text)]));
