@@ -19,6 +19,13 @@ import { readRecording, type Recording, replay } from './sql-replay';
  * way while it is recorded, because only there do the transactions of one checkout run side by
  * side. Last, one statement of each group is explained (ANALYZE and BUFFERS, rolled back) on the
  * data the replay grew, and the tables' scan counters say what the replay read.
+ *
+ * Settings: BENCH_CHECKOUT_MODES, BENCH_RECORD_SECONDS (4), BENCH_REPLAY_SECONDS (10) as in the
+ * checkout bench; SQL_COSTS_RATES ('choreography=45,orchestration=20'), SQL_COSTS_ALONE_SECONDS (8),
+ * SQL_COSTS_DATABASE_URL (a database of its own, recreated), and, below, SQL_COSTS_FROM (replay a
+ * checkout bench recording instead), SQL_COSTS_GROW_SECONDS, SQL_COSTS_DROP and
+ * SQL_COSTS_DROP_TRANSACTIONS. The machine is shared by whatever else runs: the load average is
+ * printed, and a figure is worth comparing only with one taken beside it.
  */
 const DATABASE_URL =
   process.env.SQL_COSTS_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/checkout_bench_sql_costs';
