@@ -66,6 +66,9 @@ export interface ReplayResult {
   firstError?: string;
 }
 
+/** Told of every statement a replay sent: how long its round trip took, as the client saw it. */
+export type StatementObserver = (query: RecordedQuery, ms: number) => void;
+
 /**
  * Sends the recorded statements again with raw pg and nothing else: `concurrency` connections,
  * each replaying whole copies of the recording, transaction by transaction in the order they
@@ -79,6 +82,7 @@ export async function replay(
   concurrency: number,
   seconds: number,
   keep: Set<string>,
+  observe?: StatementObserver,
 ): Promise<ReplayResult> {
   let statementsDone = 0;
   let unexpectedErrors = 0;
@@ -106,7 +110,7 @@ export async function replay(
             if (Date.now() >= deadline) break;
             // A deadlock between two copies (their relays' claims cross) is retried, as the app's would be.
             for (let attempt = 1; attempt <= 3; attempt += 1) {
-              const outcome = await replayUnit(client, unit, fresh);
+              const outcome = await replayUnit(client, unit, fresh, observe);
               if (outcome.error && RETRIED.has(outcome.code ?? '') && attempt < 3) {
                 retries += 1;
                 continue;
@@ -166,6 +170,7 @@ async function replayUnit(
   client: Client,
   unit: Unit,
   fresh: (text: string) => string,
+  observe?: StatementObserver,
 ): Promise<{ statements: number; error?: string; code?: string }> {
   let statements = 0;
   for (const query of unit.queries) {
@@ -173,11 +178,14 @@ async function replayUnit(
     const values = sent.values.map((value, index) =>
       value === null ? null : query.binary?.includes(index) ? Buffer.from(value, 'base64') : fresh(value),
     );
+    const sentAt = performance.now();
     try {
       statements += 1;
       if (values.length > 0) await client.query(fresh(sent.text), values);
       else await client.query(fresh(sent.text));
+      observe?.(query, performance.now() - sentAt);
     } catch (error) {
+      observe?.(query, performance.now() - sentAt);
       if (query.failed) continue; // it failed for the app too, which went on
       if (unit.explicit) await client.query('ROLLBACK').catch(() => undefined);
       return {
