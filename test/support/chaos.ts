@@ -49,16 +49,29 @@ export interface ChaosSummary {
   stuck: Array<{ id: string; mode: Mode; scenario: string; status: string }>;
   /** What the invariant checker reports: held money, double effects, missing ones. */
   violations: Array<Record<string, unknown>>;
-  /** Emails whose count per buyer is not one per COMPLETED checkout, zero otherwise. */
+  /**
+   * Buyers whose emails, told apart by Message-ID, are not one per COMPLETED checkout (zero
+   * otherwise): an email missing, or one that should not exist.
+   */
   emails: Array<{ to: string; received: number; expected: number }>;
+  /**
+   * Second copies of an email, with its Message-ID: a kill or a cut connection between the
+   * hand-over to SMTP and the commit sends it again, the one thing the product does not promise
+   * (README, "What is not promised"); at most one a kill or cut (`resentAllowed`).
+   */
+  resent: Array<{ to: string; messageId: string; copies: number }>;
+  resentAllowed: number;
   deadLetters: number;
   /** What was still in flight when the run gave up waiting for quiet; empty when it got quiet. */
   inFlight: string[];
   seconds: number;
 }
 
+const copiesResent = (s: ChaosSummary) => s.resent.reduce((sum, r) => sum + r.copies - 1, 0);
+
 export const chaosFailed = (s: ChaosSummary): boolean =>
-  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + s.inFlight.length > 0;
+  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + s.inFlight.length > 0 ||
+  copiesResent(s) > s.resentAllowed;
 
 export function formatSummary(s: ChaosSummary): string {
   const faults = Object.entries(s.faults)
@@ -78,11 +91,12 @@ export function formatSummary(s: ChaosSummary): string {
     `double effects: ${doubles}`,
     `other invariant violations: ${s.violations.length - held - doubles}`,
     `email counts off: ${s.emails.length}`,
+    `emails sent again in a commit's window, same Message-ID: ${copiesResent(s)} (at most ${s.resentAllowed}, one a kill or cut)`,
     `dead letters: ${s.deadLetters}`,
     `still in flight: ${s.inFlight.length === 0 ? 'nothing' : s.inFlight.join('; ')}`,
     chaosFailed(s) ? 'RESULT: WRONG' : 'RESULT: nothing lost, doubled or held',
   ];
-  const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails].slice(0, 20);
+  const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails, ...s.resent].slice(0, 20);
   return [...lines, ...details.map((d) => `  ${JSON.stringify(d)}`)].join('\n');
 }
 
@@ -277,6 +291,34 @@ async function plant(kind: 'extra-email' | 'wrong-status', checkouts: StartedChe
   }
 }
 
+/**
+ * The emails each recipient got, told apart by Message-ID, against how many each should have
+ * got (none for anyone not listed): `emails` lists the recipients whose count of distinct emails
+ * is off, `resent` the emails that came more than once (the same Message-ID: a second copy).
+ */
+export function tellEmailsApart(
+  received: ReadonlyArray<{ to: string[]; headers: ReadonlyMap<string, string> }>,
+  expected: ReadonlyMap<string, number>,
+): Pick<ChaosSummary, 'emails' | 'resent'> {
+  const copies = new Map<string, Map<string, number>>();
+  for (const [index, mail] of received.entries()) {
+    // A message without a Message-ID is a different email from every other.
+    const messageId = mail.headers.get('message-id') ?? `(no Message-ID, message ${index + 1})`;
+    for (const to of mail.to) {
+      const ofRecipient = copies.get(to) ?? new Map<string, number>();
+      ofRecipient.set(messageId, (ofRecipient.get(messageId) ?? 0) + 1);
+      copies.set(to, ofRecipient);
+    }
+  }
+  const emails = [...new Set([...copies.keys(), ...expected.keys()])]
+    .map((to) => ({ to, received: copies.get(to)?.size ?? 0, expected: expected.get(to) ?? 0 }))
+    .filter((e) => e.received !== e.expected);
+  const resent = [...copies].flatMap(([to, ofRecipient]) =>
+    [...ofRecipient].filter(([, n]) => n > 1).map(([messageId, n]) => ({ to, messageId, copies: n })),
+  );
+  return { emails, resent };
+}
+
 async function verify(run: {
   checkouts: StartedCheckout[];
   pool: Pool;
@@ -301,15 +343,11 @@ async function verify(run: {
     .filter((c) => ended(c) && status.get(c.id) !== c.expected)
     .map((c) => ({ id: c.id, mode: c.mode, scenario: c.scenario, expected: c.expected, status: status.get(c.id)! }));
 
-  // Each buyer is unique to one checkout: one email per COMPLETED checkout, none otherwise, none to anyone else.
-  const received = new Map<string, number>();
-  for (const mail of smtp.received) for (const to of mail.to) received.set(to, (received.get(to) ?? 0) + 1);
-  const expectedEmails = new Map(
-    checkouts.filter((c) => c.email).map((c) => [c.email!, status.get(c.id) === 'COMPLETED' ? 1 : 0]),
+  // Each buyer is unique to one checkout: one email per COMPLETED checkout, none otherwise.
+  const { emails, resent } = tellEmailsApart(
+    smtp.received,
+    new Map(checkouts.filter((c) => c.email).map((c) => [c.email!, status.get(c.id) === 'COMPLETED' ? 1 : 0])),
   );
-  const emails = [...new Set([...received.keys(), ...expectedEmails.keys()])]
-    .map((to) => ({ to, received: received.get(to) ?? 0, expected: expectedEmails.get(to) ?? 0 }))
-    .filter((e) => e.received !== e.expected);
 
   const { violations } = await eventually(
     async () => {
@@ -335,6 +373,8 @@ async function verify(run: {
     stuck,
     violations,
     emails,
+    resent,
+    resentAllowed: run.faults.kill + run.faults['postgres-cut'],
     deadLetters: dead,
     inFlight: run.inFlight,
     seconds: run.seconds,
