@@ -22,16 +22,19 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-export async function recreateBenchDatabase(): Promise<void> {
-  const name = decodeURIComponent(new URL(BENCH_DATABASE_URL).pathname.slice(1));
+/** Drops and creates the database `url` names, which must have "bench" in its name. */
+export async function recreateDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!/bench/.test(name))
     throw new Error(`Refusing to use database "${name}" for benchmarks: its name must contain "bench"`);
-  const client = new Client({ connectionString: withDatabase(BENCH_DATABASE_URL, 'postgres') });
+  const client = new Client({ connectionString: withDatabase(url, 'postgres') });
   await client.connect();
   await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
   await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
   await client.end();
 }
+
+export const recreateBenchDatabase = (): Promise<void> => recreateDatabase(BENCH_DATABASE_URL);
 
 /** Applies every registered migration (importing the modules registers them). */
 export async function migrateBenchDatabase(): Promise<void> {

@@ -5,6 +5,7 @@ import { RedisServer } from '../test/support/redis-server';
 import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, until } from './bench-env';
 import { CheckoutLoad, FINAL_STATUSES, type Finished, type Offered, parseMix } from './checkout-load';
 import { type ProfileSummary, summarizeProfile } from './cpu-profile';
+import type { ProbeCounters } from './app-probe';
 import { peerBenchmark } from './peer.bench';
 import { ProbedApp } from './probed-app';
 import { phase } from './progress';
@@ -100,15 +101,8 @@ class Monitor {
 }
 
 /** Counters of everything that a checkout costs, summed over the app processes. */
-interface Counters {
+interface Counters extends ProbeCounters {
   at: number;
-  pgRoundTrips: number;
-  pgControl: number;
-  pgStatements: number;
-  pgTransactions: number;
-  redisCommands: number;
-  redisRoundTrips: number;
-  cpuMicros: number;
   /** pg_stat_database's xact_commit, less the monitor's own statements. */
   xactCommit: number;
   /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */

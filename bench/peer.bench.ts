@@ -1,11 +1,12 @@
 import { Logger, run, runMigrations } from 'graphile-worker';
-import { Client, escapeIdentifier, Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import {
   BENCH_DATABASE_URL,
   cleanRedis,
   migrateBenchDatabase,
   percentile,
   recreateBenchDatabase,
+  recreateDatabase,
   statsSettle,
   transactionsCommitted,
 } from './bench-env';
@@ -37,14 +38,7 @@ function peerDatabaseUrl(): string {
 
 async function recreatePeerDatabase(): Promise<string> {
   const url = peerDatabaseUrl();
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
-  await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
-  await client.end();
+  await recreateDatabase(url);
   await runMigrations({ connectionString: url, logger: silent });
   return url;
 }

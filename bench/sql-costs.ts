@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client, escapeIdentifier } from 'pg';
+import { Client } from 'pg';
 import { RedisServer } from '../test/support/redis-server';
 import type { RecordedQuery } from './app-probe';
-import { machine, until } from './bench-env';
+import { machine, recreateDatabase, until } from './bench-env';
 import { CheckoutLoad, FINAL_STATUSES, parseMix } from './checkout-load';
 import { ProbedApp } from './probed-app';
 import { phase } from './progress';
@@ -358,18 +358,6 @@ async function explain(client: Client, query: RecordedQuery): Promise<PlanSummar
   return { how: 'none', nodes: [], seqScans: [], error: firstError };
 }
 
-async function recreateDatabase(): Promise<void> {
-  const name = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": its name must contain "bench"`);
-  const admin = new URL(DATABASE_URL);
-  admin.pathname = '/postgres';
-  const client = new Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
-  await client.query(`CREATE DATABASE ${escapeIdentifier(name)}`);
-  await client.end();
-}
-
 async function untilFinished(client: Client, ids: string[]): Promise<void> {
   await until(
     async () => {
@@ -395,7 +383,7 @@ interface Recorded {
 /** The app, as the checkout bench starts it, on a database recreated for it (which it migrates). */
 async function freshApp(mode: string, redis: RedisServer): Promise<ProbedApp> {
   phase(`${mode}: recreating ${DATABASE_URL}, starting the app`);
-  await recreateDatabase();
+  await recreateDatabase(DATABASE_URL);
   await redis.flushAll();
   return ProbedApp.start({
     DATABASE_URL,
