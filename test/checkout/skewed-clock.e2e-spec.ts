@@ -48,12 +48,15 @@ describe('An app whose clock is an hour off the database', () => {
     const id = await client.start({ userId: user.id, mode: 'orchestration' });
 
     await eventually(async () => expect((await client.get(id)).status).toBe('COMPLETED'), { timeoutMs: 20_000 });
+    // From the statement that set the deadline (the saga's insert, whose created_at is read from the
+    // same clock in the same statement) to the sweeper's entry; the saga's first log entry comes a
+    // few milliseconds after that insert under load, so it would be the wrong start.
     const [{ waited }] = await databases[0].query<{ waited: number }>(
       `SELECT extract(epoch FROM (SELECT min(at) FROM checkout.saga_log WHERE saga_id = $1 AND input = 'deadline')
-                            - (SELECT min(at) FROM checkout.saga_log WHERE saga_id = $1))::float * 1000 AS waited`,
+                            - (SELECT created_at FROM checkout.sagas WHERE id = $1))::float * 1000 AS waited`,
       [id],
     );
-    expect(waited).toBeGreaterThanOrEqual(3_000);
+    expect(waited).toBeGreaterThanOrEqual(3_000 - 1);
   });
 
   it('when it is an hour ahead, then a choreographed checkout goes to INTERVENTION only after the stall window', async () => {
