@@ -5,6 +5,9 @@ import { describeError } from '../errors';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { Subscriptions } from './subscriptions';
 
+/** How old the relay's routes may be. */
+const ROUTES_MAX_AGE_MS = 1_000;
+
 /** A consumer as the catalog knows it: enough to route a message to it, not to handle one. */
 export interface Route {
   consumer: string;
@@ -32,6 +35,7 @@ export class ConsumerCatalog implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('ConsumerCatalog');
   private heartbeat?: NodeJS.Timeout;
   private failing = false;
+  private recent?: { at: number; routes: Promise<Route[]> };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -85,6 +89,20 @@ export class ConsumerCatalog implements OnApplicationBootstrap, OnApplicationShu
     const local = this.local();
     const known = new Set(local.map((route) => route.consumer));
     return [...local, ...rows.filter((row) => !known.has(row.consumer))];
+  }
+
+  /**
+   * The routes as read at most ROUTES_MAX_AGE_MS ago: the relay asks for every batch, and the
+   * catalog changes only when a version starts or retires. A consumer registered meanwhile gets
+   * what was routed without it from the sweep, as one that registers during a relay's batch does.
+   */
+  recentRoutes(): Promise<Route[]> {
+    if (!this.recent || Date.now() - this.recent.at > ROUTES_MAX_AGE_MS) {
+      const read = { at: Date.now(), routes: this.routes() };
+      this.recent = read;
+      read.routes.catch(() => this.recent === read && (this.recent = undefined));
+    }
+    return this.recent.routes;
   }
 
   /** Whether some running version has this consumer. */

@@ -5,7 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseConnector } from '../database/database.connector';
 import { PgListener } from '../database/pg-listener';
@@ -52,13 +52,16 @@ export const MESSAGE_COLUMNS =
   'id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, created_at';
 
 /**
- * Moves committed outbox rows to the module queues. Each batch is claimed with
- * FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows and never wait for
- * each other; it is routed by the consumer catalog (every running version's consumers), pushed,
- * then marked published in the same transaction. Dying between push
- * and mark only means the batch is pushed again: deterministic job ids and the consumers' inbox
- * absorb that. Woken after each commit that wrote to the outbox (in this process directly, from
- * others by NOTIFY), and by a timer in case a signal is missed.
+ * Moves committed outbox rows to the module queues. Each batch is claimed and marked published
+ * in one statement, with FOR UPDATE SKIP LOCKED, so relays on several replicas take different rows
+ * and never wait for each other; it is routed by the consumer catalog (every running version's
+ * consumers, as read within the last second), pushed, and committed. Dying between push and
+ * commit only means the batch is pushed again: deterministic job ids and the consumers' inbox
+ * absorb that. Only published: whether a message is delivered is for the sweep to judge, by the
+ * catalog as it is then (a message that no consumer takes now may be one for a consumer that a
+ * newer version, starting at this moment, is registering). Woken after each commit that wrote to
+ * the outbox (in this process directly, from others by NOTIFY), and by a timer in case a signal
+ * is missed.
  */
 @Injectable()
 export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -124,22 +127,32 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     while (!this.task.isStopped && (await this.relayBatch()) === this.config.relayBatchSize);
   }
 
-  /** Claims, pushes and marks one batch; returns how many messages it relayed. */
+  /**
+   * Claims and marks one batch in one statement, then pushes it, in one transaction: a push that
+   * fails (or a process that dies) before the commit leaves the batch unpublished. Returns how many
+   * messages it relayed.
+   */
   relayBatch(): Promise<number> {
     return this.dataSource
       .transaction(async (tx) => {
         await boundTransaction(tx, this.config);
         const rows = await tx.query<MessageRow[]>(
-          `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages
-          WHERE published_at IS NULL
-          ORDER BY created_at
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
+          `WITH claimed AS (
+             SELECT id AS claimed_id FROM outbox.messages
+              WHERE published_at IS NULL
+              ORDER BY created_at
+              LIMIT $1
+              FOR UPDATE SKIP LOCKED),
+           marked AS (
+             UPDATE outbox.messages m SET published_at = clock_timestamp()
+               FROM claimed WHERE m.id = claimed.claimed_id
+             RETURNING ${MESSAGE_COLUMNS})
+           SELECT * FROM marked ORDER BY created_at`,
           [this.config.relayBatchSize],
         );
         if (rows.length === 0) return 0;
 
-        const routes = await this.catalog.routes(tx);
+        const routes = await this.catalog.recentRoutes();
         const messages = rows.map(toMessage);
         const tracing = traceRelayBatch(messages);
         const jobs = messages.flatMap((message) => {
@@ -156,25 +169,13 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         await tracing.push(() => this.queues.push([...jobs, ...copies]));
         for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
 
+        // Marked already, in this transaction: failing here rolls the mark back.
         this.faults.failIfInjected('relay.after-push');
-        await this.markPublished(
-          tx,
-          rows.map((row) => row.id),
-        );
         return rows.length;
       })
       .catch((error: unknown) => {
         if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
         throw error;
       });
-  }
-
-  /**
-   * Only published: whether it is delivered is for the sweep to judge, by the catalog as it is
-   * then. A message that no consumer takes now may be one for a consumer that a newer version,
-   * starting at this moment, is registering.
-   */
-  private async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
-    await tx.query(`UPDATE outbox.messages SET published_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
   }
 }

@@ -20,6 +20,26 @@ export interface CheckoutRow {
   refunded_at: Date | null;
 }
 
+/** A checkout row read as JSON (`row_to_json`) in a statement about something else: its timestamps are strings. */
+export const checkoutRowFromJson = (json: Record<string, unknown>): CheckoutRow => {
+  const at = (value: unknown) => (value == null ? null : new Date(value as string));
+  return {
+    ...(json as unknown as CheckoutRow),
+    created_at: at(json.created_at)!,
+    updated_at: at(json.updated_at)!,
+    completed_at: at(json.completed_at),
+    refunded_at: at(json.refunded_at),
+  };
+};
+
+/**
+ * The assignments that write a checkout's progress, from the statement's parameters `$status`,
+ * `$step` and `$reason`: an outcome also sets when it was reached.
+ */
+export const progressAssignments = (status: string, step: string, reason: string): string =>
+  `status = ${status}, step = ${step}, failure_reason = ${reason}, updated_at = clock_timestamp(),
+   completed_at = CASE WHEN ${status} IN ('COMPLETED', 'REJECTED', 'FAILED') THEN clock_timestamp() END`;
+
 export interface CheckoutView {
   id: string;
   userId: string;
@@ -101,11 +121,7 @@ export class CheckoutsRepository {
 
   async saveProgress(id: string, progress: CheckoutProgress): Promise<CheckoutRow> {
     const [[row]] = await this.txHost.tx.query<[CheckoutRow[], number]>(
-      `UPDATE checkout.checkouts
-          SET status = $2, step = $3, failure_reason = $4, updated_at = clock_timestamp(),
-              completed_at = CASE WHEN $2 IN ('COMPLETED', 'REJECTED', 'FAILED') THEN clock_timestamp() END
-        WHERE id = $1
-        RETURNING *`,
+      `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1 RETURNING *`,
       [id, progress.status, progress.step, progress.failureReason],
     );
     return row;

@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { type Delivery, OnMessage } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
@@ -14,14 +12,12 @@ const STALE_WRITE_TRIES = 5;
  * Orchestration: the orchestrator hears the participants' answers (the same events the
  * choreography uses, for orchestrated checkouts only) and hands each to the saga. When another
  * instance wrote the saga meanwhile (its deadline sweep, another answer), the answer is applied
- * again, in a savepoint, to the newer state, rather than failing the whole delivery.
+ * again to the newer state, rather than failing the whole delivery: a refused write has written
+ * nothing, so no savepoint is needed to undo it.
  */
 @Injectable()
 export class OrchestratorReaction {
-  constructor(
-    private readonly runner: SagaRunner,
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
-  ) {}
+  constructor(private readonly runner: SagaRunner) {}
 
   @OnMessage(SAGA_ANSWER_CONTRACTS, {
     consumer: 'checkout.orchestrate',
@@ -32,9 +28,7 @@ export class OrchestratorReaction {
     const input = SAGA_ANSWERS.get(delivery.type)!(reply);
     for (let tries = 1; ; tries += 1) {
       try {
-        await this.txHost.withTransaction(Propagation.Nested, () =>
-          this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error }),
-        );
+        await this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error });
         return;
       } catch (error) {
         if (!(error instanceof StaleSagaWriteError) || tries >= STALE_WRITE_TRIES) throw error;

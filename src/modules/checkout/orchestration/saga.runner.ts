@@ -5,7 +5,7 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import { stepCommand } from '../core/checkout-steps';
-import { CheckoutsRepository, type CheckoutRow } from '../database/checkouts.repository';
+import type { CheckoutRow } from '../database/checkouts.repository';
 import type { Saga, SagaCommand, SagaInput } from './domain/checkout.saga';
 import { CHECKOUT_SAGA } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
@@ -20,10 +20,10 @@ export interface InputDetail {
 }
 
 /**
- * The thin part of the orchestrator: it loads a saga, lets the pure `evolve` and `decide` say
- * what happens, and in the caller's transaction writes the new state (checking the version it
- * read), logs the transition, sends the commands through the outbox and updates the checkout's
- * status. Everything commits together or not at all.
+ * The thin part of the orchestrator: it loads a saga with its checkout, lets the pure `evolve` and
+ * `decide` say what happens, and in the caller's transaction writes the new state (checking the
+ * version it read), its log entry and the checkout's status in one statement, then sends the
+ * commands through the outbox. Everything commits together or not at all.
  */
 @Injectable()
 export class SagaRunner {
@@ -33,7 +33,6 @@ export class SagaRunner {
 
   constructor(
     private readonly sagas: SagasRepository,
-    private readonly checkouts: CheckoutsRepository,
     private readonly progress: CheckoutProgressRecorder,
     private readonly outbox: OutboxPublisher,
     @Inject(sagaConfig.KEY) private readonly config: SagaConfig,
@@ -54,58 +53,68 @@ export class SagaRunner {
 
   /** Creates the saga of a new checkout and sends its first command. */
   async start(checkout: CheckoutRow): Promise<void> {
-    const before = newSaga();
-    const input: SagaInput = { type: 'start' };
-    const saga = evolve(before, input, this.config.policy);
-    await this.sagas.insert(checkout.id, saga, deadlineAfterMs(saga, this.config.policy));
-    await this.apply(checkout, before, saga, input, decide(before, input, this.config.policy));
+    await this.move(checkout, { saga: newSaga() }, { type: 'start' });
   }
 
   /**
    * Feeds the saga of `checkoutId` one input. Answers that change nothing (late, repeated) are
-   * dropped. Throws StaleSagaWriteError when another instance wrote the saga meanwhile: the
-   * caller's transaction then rolls back, and the input is handled again on the newer state.
+   * dropped. Throws StaleSagaWriteError, having written nothing, when another instance wrote the
+   * saga meanwhile: the input can then be handled again on the newer state.
    */
   async handle(checkoutId: string, input: SagaInput, detail: InputDetail = {}): Promise<Saga | undefined> {
     const stored = await this.sagas.load(checkoutId);
-    const checkout = await this.checkouts.find(checkoutId);
-    if (!stored || !checkout) {
+    if (!stored) {
       this.logger.warn(`No saga ${checkoutId}: ${input.type} ignored`);
       return undefined;
     }
-    const saga = evolve(stored.saga, input, this.config.policy);
-    if (saga === stored.saga) return saga;
+    return this.move(stored.checkout, { saga: stored.saga, version: stored.version }, input, detail);
+  }
+
+  /**
+   * Lets the pure `evolve` and `decide` say what the input does to the saga, then writes it all in
+   * one statement (the saga over the version read, its steps and the answer, the log entry, the
+   * checkout's progress) and sends the commands through the outbox.
+   */
+  private async move(
+    checkout: CheckoutRow,
+    read: { saga: Saga; version?: number },
+    input: SagaInput,
+    detail: InputDetail = {},
+  ): Promise<Saga> {
+    const before = read.saga;
+    const saga = evolve(before, input, this.config.policy);
+    if (saga === before) return saga;
+    const commands = decide(before, input, this.config.policy);
+    // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
+    const undoing = 'undoing' in input && input.undoing;
+    let written: CheckoutRow | undefined;
     try {
-      await this.sagas.save(checkoutId, saga, stored.version, deadlineAfterMs(saga, this.config.policy));
+      written = await this.sagas.save(checkout.id, saga, {
+        readVersion: read.version,
+        deadlineAfterMs: deadlineAfterMs(saga, this.config.policy),
+        answer: 'step' in input ? { step: input.step, ...(undoing ? { error: detail.error } : detail) } : undefined,
+        log: {
+          input: input.type,
+          from: before.status,
+          to: saga.status,
+          step: saga.undoing ? compensationOf(saga.current) : saga.current,
+          command: commands[0]?.executes,
+          attempt: commands[0]?.attempt,
+          detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
+        },
+        progress: this.progress.after(checkout, factsOf(before, saga)),
+      });
     } catch (error) {
       if (error instanceof StaleSagaWriteError) this.staleWrites.inc();
       throw error;
     }
-    // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
-    if ('step' in input) {
-      const undoing = 'undoing' in input && input.undoing;
-      await this.sagas.recordAnswer(checkoutId, input.step, undoing ? { error: detail.error } : detail);
-    }
-    await this.apply(checkout, stored.saga, saga, input, decide(stored.saga, input, this.config.policy));
-    return saga;
-  }
-
-  private async apply(checkout: CheckoutRow, before: Saga, after: Saga, input: SagaInput, commands: SagaCommand[]) {
+    if (written) this.progress.written(written);
     for (const command of commands) {
       // The same idempotency key for every send of a step and for its compensation.
-      const { contract, payload } = stepCommand(checkout, command.executes, command.attempt, after.reason ?? 'undone');
+      const { contract, payload } = stepCommand(checkout, command.executes, command.attempt, saga.reason ?? 'undone');
       await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers: ORCHESTRATED });
       this.commandsSent.inc({ command: command.executes, kind: command.kind });
     }
-    await this.sagas.log(checkout.id, {
-      input: input.type,
-      from: before.status,
-      to: after.status,
-      step: after.undoing ? compensationOf(after.current) : after.current,
-      command: commands[0]?.executes,
-      attempt: commands[0]?.attempt,
-      detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
-    });
-    for (const fact of factsOf(before, after)) await this.progress.record(checkout.id, fact);
+    return saga;
   }
 }

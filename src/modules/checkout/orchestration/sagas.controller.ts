@@ -17,7 +17,6 @@ import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
-import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository, type SagaView, StaleSagaWriteError } from './sagas.repository';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { SagaStatus } from './domain/checkout.saga';
@@ -86,7 +85,6 @@ class SagaQuery {
 export class SagasController {
   constructor(
     private readonly sagas: SagasRepository,
-    private readonly checkouts: CheckoutsRepository,
     private readonly runner: SagaRunner,
     private readonly cls: ClsService<MessageContext>,
   ) {}
@@ -104,13 +102,12 @@ export class SagasController {
   @ApiConflictResponse({ description: 'The saga does not wait for a person' })
   async retry(@Param('id', new ParseUUIDPipe()) id: string): Promise<SagaRetryResponse> {
     const stored = await this.sagas.load(id);
-    const checkout = await this.checkouts.find(id);
-    if (!stored || !checkout) throw new NotFoundException(`No saga ${id}`);
+    if (!stored) throw new NotFoundException(`No saga ${id}`);
     if (stored.saga.status !== 'INTERVENTION') {
       throw new ConflictException(`Saga ${id} is ${stored.saga.status}: only a saga in INTERVENTION is retried`);
     }
     // What the retry causes belongs to the checkout's process, not to this request.
-    this.cls.set('correlationId', checkout.correlation_id);
+    this.cls.set('correlationId', stored.checkout.correlation_id);
     this.cls.set('headers', ORCHESTRATED);
     const saga = await this.runner.handle(id, { type: 'retry' }).catch((error: unknown) => {
       if (error instanceof StaleSagaWriteError) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);

@@ -3,7 +3,8 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { currentTraceContext } from '../../../infra/tracing/message.tracing';
 import { FORWARD_STEPS } from '../core/checkout-steps';
-import type { CheckoutStep } from '../domain/checkout';
+import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../database/checkouts.repository';
+import type { CheckoutProgress, CheckoutStep } from '../domain/checkout';
 import type { Saga, SagaStatus, StepRecord, StepStatus } from './domain/checkout.saga';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
@@ -21,6 +22,21 @@ export interface StoredSaga {
   saga: Saga;
   version: number;
   nextDeadline: Date | null;
+  /** The saga's checkout, read in the same snapshot: its progress is what this version of the saga wrote. */
+  checkout: CheckoutRow;
+}
+
+/** Everything one move of a saga writes, in one statement. */
+export interface SagaChange {
+  /** The version that was read; none for a new saga. */
+  readVersion?: number;
+  /** Added to the database's clock, the one `claimDue` compares it with. */
+  deadlineAfterMs?: number;
+  /** What a participant answered about a step: kept on the step's row (its result, or its last error). */
+  answer?: { step: CheckoutStep; result?: unknown; error?: string };
+  log: SagaLogEntry;
+  /** The checkout's new progress, if the move changed it. */
+  progress?: CheckoutProgress;
 }
 
 interface SagaRow {
@@ -132,15 +148,20 @@ const toSagaView = (row: ListedSagaRow): SagaView => ({
 export class SagasRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
+  /** The saga, its steps and its checkout, in one statement (one snapshot). */
   async load(id: string): Promise<StoredSaga | undefined> {
-    const tx = this.txHost.tx;
-    const [row] = await tx.query<SagaRow[]>(`SELECT * FROM checkout.sagas WHERE id = $1`, [id]);
-    if (!row) return undefined;
-    const stepRows = await tx.query<StepRow[]>(
-      `SELECT step, status, attempts, compensation_attempts, uncertain FROM checkout.saga_steps WHERE saga_id = $1`,
+    const [row] = await this.txHost.tx.query<Array<SagaRow & { steps: StepRow[]; checkout: Record<string, unknown> }>>(
+      `SELECT s.*, row_to_json(c) AS checkout,
+              (SELECT coalesce(json_agg(json_build_object(
+                        'step', st.step, 'status', st.status, 'attempts', st.attempts,
+                        'compensation_attempts', st.compensation_attempts, 'uncertain', st.uncertain)), '[]')
+                 FROM checkout.saga_steps st WHERE st.saga_id = s.id) AS steps
+         FROM checkout.sagas s JOIN checkout.checkouts c ON c.id = s.id
+        WHERE s.id = $1`,
       [id],
     );
-    const stored = new Map(stepRows.map((step) => [step.step, step]));
+    if (!row) return undefined;
+    const stored = new Map(row.steps.map((step) => [step.step, step]));
     const steps = Object.fromEntries(
       FORWARD_STEPS.map((step) => {
         const found = stored.get(step);
@@ -170,41 +191,65 @@ export class SagasRepository {
       },
       version: row.version,
       nextDeadline: row.next_deadline,
+      checkout: checkoutRowFromJson(row.checkout),
     };
   }
 
-  /** `deadlineAfterMs` is added to the database's clock, the one `claimDue` compares it with. */
-  async insert(id: string, saga: Saga, deadlineAfterMs: number | undefined): Promise<void> {
-    await this.txHost.tx.query(
-      `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, next_deadline, version, trace_context)
-       VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp() + $7 * interval '1 millisecond', 1, $8)`,
-      [
-        id,
-        saga.status,
-        saga.current,
-        saga.undoing,
-        attemptsOf(saga),
-        saga.toUndo,
-        deadlineAfterMs ?? null,
-        JSON.stringify(currentTraceContext()),
-      ],
+  /**
+   * Writes one move of a saga in one statement: the saga (inserted, or updated over the version
+   * that was read), its started steps with the answer, its log entry and its checkout's progress.
+   * Throws StaleSagaWriteError, having written nothing, if the read version is no longer the
+   * stored one. Answers the checkout as written, if its progress was.
+   */
+  async save(id: string, saga: Saga, change: SagaChange): Promise<CheckoutRow | undefined> {
+    const started = FORWARD_STEPS.map((step) => [step, saga.steps[step]] as const).filter(
+      ([, record]) => record.status !== 'PENDING',
     );
-    await this.saveSteps(id, saga);
-  }
-
-  /** Writes `saga` over the version that was read; throws StaleSagaWriteError if that is no longer the stored one. */
-  async save(id: string, saga: Saga, readVersion: number, deadlineAfterMs: number | undefined): Promise<number> {
-    const [rows] = await this.txHost.tx.query<[Array<{ version: number }>, number]>(
-      `UPDATE checkout.sagas
-          SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
-              reason = $9, intervention = $10, interrupted_while = $11,
-              next_deadline = clock_timestamp() + $12 * interval '1 millisecond',
-              backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
-        WHERE id = $1 AND version = $2
-        RETURNING version`,
+    const { readVersion, answer, log, progress } = change;
+    const sagaWrite =
+      readVersion === undefined
+        ? `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, outcome, reason, intervention,
+                                       interrupted_while, next_deadline, backing_off, trace_context, version)
+           SELECT $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp() + $12 * interval '1 millisecond', $13, $14, 1
+            WHERE $2::int IS NULL
+           RETURNING version`
+        : `UPDATE checkout.sagas
+              SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
+                  reason = $9, intervention = $10, interrupted_while = $11,
+                  next_deadline = clock_timestamp() + $12 * interval '1 millisecond',
+                  backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
+            WHERE id = $1 AND version = $2
+            RETURNING version`;
+    const [row] = await this.txHost.tx.query<Array<{ version: number | null; checkout: Record<string, unknown> | null }>>(
+      `WITH saved AS (${sagaWrite}),
+       steps AS (
+         INSERT INTO checkout.saga_steps (saga_id, step, status, attempts, compensation_attempts, uncertain, result, last_error)
+         SELECT $1, u.step, u.status, u.attempts, u.compensation_attempts, u.uncertain,
+                CASE WHEN u.step = $20 THEN $21::jsonb END, CASE WHEN u.step = $20 THEN $22 END
+           FROM unnest($15::text[], $16::text[], $17::int[], $18::int[], $19::boolean[])
+                AS u(step, status, attempts, compensation_attempts, uncertain)
+          WHERE EXISTS (SELECT 1 FROM saved)
+         ON CONFLICT (saga_id, step) DO UPDATE
+           SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
+               compensation_attempts = EXCLUDED.compensation_attempts, uncertain = EXCLUDED.uncertain,
+               result = coalesce(EXCLUDED.result, checkout.saga_steps.result),
+               last_error = coalesce(EXCLUDED.last_error, checkout.saga_steps.last_error),
+               updated_at = clock_timestamp()
+           WHERE (checkout.saga_steps.status, checkout.saga_steps.attempts,
+                  checkout.saga_steps.compensation_attempts, checkout.saga_steps.uncertain)
+                 IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.attempts, EXCLUDED.compensation_attempts, EXCLUDED.uncertain)
+              OR EXCLUDED.result IS NOT NULL OR EXCLUDED.last_error IS NOT NULL),
+       logged AS (
+         INSERT INTO checkout.saga_log (saga_id, input, from_status, to_status, step, command, attempt, detail)
+         SELECT $1, $23, $24, $25, $26, $27, $28, $29 WHERE EXISTS (SELECT 1 FROM saved)),
+       progressed AS (
+         UPDATE checkout.checkouts SET ${progressAssignments('$30::text', '$31', '$32')}
+          WHERE id = $1 AND $30::text IS NOT NULL AND EXISTS (SELECT 1 FROM saved)
+         RETURNING *)
+       SELECT (SELECT version FROM saved) AS version, (SELECT row_to_json(p) FROM progressed p) AS checkout`,
       [
         id,
-        readVersion,
+        readVersion ?? null,
         saga.status,
         saga.current,
         saga.undoing,
@@ -214,41 +259,31 @@ export class SagasRepository {
         saga.reason ?? null,
         saga.intervention ?? null,
         saga.interruptedWhile ?? null,
-        deadlineAfterMs ?? null,
+        change.deadlineAfterMs ?? null,
         saga.backingOff ?? false,
         JSON.stringify(currentTraceContext()),
+        started.map(([step]) => step),
+        started.map(([, r]) => r.status),
+        started.map(([, r]) => r.attempts),
+        started.map(([, r]) => r.compensationAttempts),
+        started.map(([, r]) => r.uncertain),
+        answer?.step ?? null,
+        answer?.result === undefined ? null : JSON.stringify(answer.result),
+        answer?.error ?? null,
+        log.input,
+        log.from,
+        log.to,
+        log.step,
+        log.command ?? null,
+        log.attempt ?? null,
+        log.detail === undefined ? null : JSON.stringify(log.detail),
+        progress?.status ?? null,
+        progress?.step ?? null,
+        progress?.failureReason ?? null,
       ],
     );
-    if (rows.length === 0) throw new StaleSagaWriteError(id, readVersion);
-    await this.saveSteps(id, saga);
-    return rows[0].version;
-  }
-
-  async log(id: string, entry: SagaLogEntry): Promise<void> {
-    await this.txHost.tx.query(
-      `INSERT INTO checkout.saga_log (saga_id, input, from_status, to_status, step, command, attempt, detail)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        id,
-        entry.input,
-        entry.from,
-        entry.to,
-        entry.step,
-        entry.command ?? null,
-        entry.attempt ?? null,
-        entry.detail === undefined ? null : JSON.stringify(entry.detail),
-      ],
-    );
-  }
-
-  /** Keeps what a participant answered about a step: its result, or its last error. */
-  async recordAnswer(id: string, step: CheckoutStep, answer: { result?: unknown; error?: string }): Promise<void> {
-    await this.txHost.tx.query(
-      `UPDATE checkout.saga_steps
-          SET result = coalesce($3, result), last_error = coalesce($4, last_error), updated_at = clock_timestamp()
-        WHERE saga_id = $1 AND step = $2`,
-      [id, step, answer.result === undefined ? null : JSON.stringify(answer.result), answer.error ?? null],
-    );
+    if (row.version === null) throw new StaleSagaWriteError(id, readVersion ?? 0);
+    return row.checkout ? checkoutRowFromJson(row.checkout) : undefined;
   }
 
   /** A saga whose deadline has passed (but none of `except`), locked, and skipped by the other sweepers. */
@@ -299,32 +334,6 @@ export class SagasRepository {
       `SELECT at, input, from_status AS "from", to_status AS "to", step, command, attempt, detail
          FROM checkout.saga_log WHERE saga_id = $1 ORDER BY id`,
       [id],
-    );
-  }
-
-  private async saveSteps(id: string, saga: Saga): Promise<void> {
-    const started = FORWARD_STEPS.map((step) => [step, saga.steps[step]] as const).filter(
-      ([, record]) => record.status !== 'PENDING',
-    );
-    if (started.length === 0) return;
-    await this.txHost.tx.query(
-      `INSERT INTO checkout.saga_steps (saga_id, step, status, attempts, compensation_attempts, uncertain)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::boolean[])
-       ON CONFLICT (saga_id, step) DO UPDATE
-         SET status = EXCLUDED.status, attempts = EXCLUDED.attempts,
-             compensation_attempts = EXCLUDED.compensation_attempts, uncertain = EXCLUDED.uncertain,
-             updated_at = clock_timestamp()
-         WHERE (checkout.saga_steps.status, checkout.saga_steps.attempts,
-                checkout.saga_steps.compensation_attempts, checkout.saga_steps.uncertain)
-               IS DISTINCT FROM (EXCLUDED.status, EXCLUDED.attempts, EXCLUDED.compensation_attempts, EXCLUDED.uncertain)`,
-      [
-        id,
-        started.map(([step]) => step),
-        started.map(([, r]) => r.status),
-        started.map(([, r]) => r.attempts),
-        started.map(([, r]) => r.compensationAttempts),
-        started.map(([, r]) => r.uncertain),
-      ],
     );
   }
 }
