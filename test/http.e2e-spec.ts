@@ -1,12 +1,14 @@
+import { Client } from 'pg';
 import { CORRELATION_HEADER } from '../src/infra/context/message-context';
+import { CheckoutClient } from './support/checkout-client';
 import { eventually } from './support/eventually';
-import { logs, TestApp } from './support/test-app';
+import { ADMIN_TOKEN, logs, TestApp } from './support/test-app';
 
 describe('The HTTP surface', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await TestApp.start({ env: { HTTP_BODY_LIMIT: '1kb' } });
+    app = await TestApp.start({ env: { HTTP_BODY_LIMIT: '1kb', DATABASE_LOCK_TIMEOUT_MS: '300' } });
   });
   afterAll(() => app.stop());
 
@@ -33,6 +35,33 @@ describe('The HTTP surface', () => {
       'notifications',
       'outbox',
     ]);
+  });
+
+  it('when a request waits on a lock held elsewhere past DATABASE_LOCK_TIMEOUT_MS, then it is a 503 JSON error, and it goes through once the lock is gone', async () => {
+    const client = new CheckoutClient(app);
+    const user = await client.createUser();
+    const holder = new Client({ connectionString: app.database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT 1 FROM identity.users WHERE id = $1 FOR UPDATE`, [user.id]);
+
+      const response = await app
+        .http()
+        .post(`/admin/users/${user.id}/block`)
+        .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+        .expect(503);
+
+      expect(response.body).toEqual({
+        statusCode: 503,
+        error: 'Service Unavailable',
+        message: 'held up in the database: retry',
+      });
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+    await client.blockUser(user.id);
   });
 
   it('when a route does not exist, then the answer is a 404 JSON error', async () => {

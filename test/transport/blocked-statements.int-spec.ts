@@ -50,7 +50,7 @@ describe('Consumer transactions against a stuck session', () => {
   beforeAll(async () => {
     app = await TestApp.start({
       imports: [LedgerFixtureModule],
-      env: { APP_ROLES: 'api', OUTBOX_LOCK_TIMEOUT_MS: '300', OUTBOX_STATEMENT_TIMEOUT_MS: '2000' },
+      env: { APP_ROLES: 'api', DATABASE_LOCK_TIMEOUT_MS: '300', DATABASE_STATEMENT_TIMEOUT_MS: '2000' },
     });
     stuck = new Client({ connectionString: app.database.url });
     await stuck.connect();

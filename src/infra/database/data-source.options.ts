@@ -24,8 +24,17 @@ class TypeOrmToNestLogger implements TypeOrmLogger {
   }
 }
 
-/** The one place that says how the app talks to Postgres: the app, the migration command and tests use it. */
-export function dataSourceOptions(config: DatabaseConfig): PostgresDataSourceOptions {
+type Bound = 'lockTimeoutMs' | 'statementTimeoutMs';
+
+/**
+ * The one place that says how the app talks to Postgres: the app, the migration command and tests
+ * use it. Every session is bounded from its start (no round trip; see ADR 0027): no statement waits
+ * for a lock longer than the lock timeout, or runs longer than the statement timeout. Migrations
+ * lift both for their own session (runMigrations).
+ */
+export function dataSourceOptions(
+  config: Omit<DatabaseConfig, Bound> & Partial<Pick<DatabaseConfig, Bound>>,
+): PostgresDataSourceOptions {
   return {
     type: 'postgres',
     url: config.url,
@@ -40,6 +49,11 @@ export function dataSourceOptions(config: DatabaseConfig): PostgresDataSourceOpt
     connectTimeoutMS: 3_000,
     maxQueryExecutionTime: 1_000,
     logger: new TypeOrmToNestLogger(),
-    extra: { idleTimeoutMillis: 30_000 },
+    extra: {
+      idleTimeoutMillis: 30_000,
+      // Sent with the connection's startup message; 0 or missing means no limit.
+      lock_timeout: config.lockTimeoutMs || undefined,
+      statement_timeout: config.statementTimeoutMs || undefined,
+    },
   };
 }

@@ -1,6 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
+import { isTimeout } from '../database/timeouts';
 
 /** Every error the API answers has this shape. */
 export interface ErrorBody {
@@ -59,5 +60,7 @@ export function toErrorBody(error: unknown): ErrorBody {
   if (isDatabaseUnavailable(error)) {
     return errorBody(HttpStatus.SERVICE_UNAVAILABLE, 'down: postgres', { details: { postgres: { status: 'down' } } });
   }
+  // Held up past DATABASE_LOCK_TIMEOUT_MS or DATABASE_STATEMENT_TIMEOUT_MS: busy, not broken.
+  if (isTimeout(error)) return errorBody(HttpStatus.SERVICE_UNAVAILABLE, 'held up in the database: retry');
   return errorBody(HttpStatus.INTERNAL_SERVER_ERROR, 'Internal server error');
 }

@@ -7,7 +7,7 @@ import { crashNow, InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import type { Delivery } from './message';
 import { OutboxMetrics } from './outbox.metrics';
-import { boundTransaction, isTimeout } from './transaction-bounds';
+import { isTimeout } from '../database/timeouts';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { Dedup, MessageHandler } from './subscriptions';
 
@@ -111,13 +111,12 @@ export class Inbox {
   }
 
   /**
-   * Bounded (see boundTransaction): a delivery stuck behind a lock fails after the lock timeout,
+   * Bounded (see isTimeout): a delivery stuck behind a lock fails after the lock timeout,
    * its batch runs again without it, and it is retried like any failure.
    */
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
     return this.txHost
       .withTransaction(async () => {
-        await boundTransaction(this.txHost.tx, this.config);
         const recorded = await this.record(items);
         const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
         const outcomes: InboxOutcome[] = [];

@@ -33,10 +33,6 @@ class OutboxEnv {
   @IsInt() @Min(1_000) @Max(86_400_000) OUTBOX_HOUSEKEEPING_INTERVAL_MS: number = 600_000;
   /** A consumer that no running process has registered for this long is no longer routed to. */
   @IsInt() @Min(10_000) @Max(7 * 86_400_000) OUTBOX_CONSUMER_RETIRE_AFTER_MS: number = 3_600_000;
-  /** How long a statement of a relay or consumer transaction waits for a lock before it gives up. */
-  @IsInt() @Min(10) @Max(600_000) OUTBOX_LOCK_TIMEOUT_MS: number = 5_000;
-  /** How long one statement of a relay or consumer transaction may run. */
-  @IsInt() @Min(10) @Max(600_000) OUTBOX_STATEMENT_TIMEOUT_MS: number = 15_000;
 }
 
 export const outboxConfig = registerAs('outbox', () => {
@@ -57,8 +53,6 @@ export const outboxConfig = registerAs('outbox', () => {
     retentionHours: env.OUTBOX_RETENTION_HOURS,
     housekeepingIntervalMs: env.OUTBOX_HOUSEKEEPING_INTERVAL_MS,
     consumerRetireAfterMs: env.OUTBOX_CONSUMER_RETIRE_AFTER_MS,
-    lockTimeoutMs: env.OUTBOX_LOCK_TIMEOUT_MS,
-    statementTimeoutMs: env.OUTBOX_STATEMENT_TIMEOUT_MS,
   };
 });
 export type OutboxConfig = ConfigType<typeof outboxConfig>;

@@ -62,7 +62,7 @@ export class OutboxMetrics {
     });
     this.timeouts = new Counter({
       name: 'outbox_transaction_timeouts_total',
-      help: 'Transport transactions that Postgres stopped at OUTBOX_LOCK_TIMEOUT_MS or OUTBOX_STATEMENT_TIMEOUT_MS, by stage (relay, sweep, consumer)',
+      help: 'Transport transactions that Postgres stopped at DATABASE_LOCK_TIMEOUT_MS or DATABASE_STATEMENT_TIMEOUT_MS, by stage (relay, sweep, consumer)',
       labelNames: ['stage'],
       registers,
     });

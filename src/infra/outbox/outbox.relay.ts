@@ -18,7 +18,7 @@ import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
-import { boundTransaction, isTimeout } from './transaction-bounds';
+import { isTimeout } from '../database/timeouts';
 import { traceRelayBatch } from '../tracing/message.tracing';
 
 export interface MessageRow {
@@ -135,7 +135,6 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
   relayBatch(): Promise<number> {
     return this.dataSource
       .transaction(async (tx) => {
-        await boundTransaction(tx, this.config);
         const rows = await tx.query<MessageRow[]>(
           `WITH claimed AS (
              SELECT id AS claimed_id FROM outbox.messages

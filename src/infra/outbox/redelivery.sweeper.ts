@@ -7,7 +7,7 @@ import { OutboxMetrics } from './outbox.metrics';
 import { jobIdOf, OutboxQueues } from './outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './outbox.relay';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
-import { boundTransaction, isTimeout } from './transaction-bounds';
+import { isTimeout } from '../database/timeouts';
 
 const SWEEP_BATCH = 500;
 
@@ -52,7 +52,6 @@ export class RedeliverySweeper {
   private sweep(after: Cursor): Promise<Cursor | undefined> {
     return this.dataSource
       .transaction(async (tx) => {
-        await boundTransaction(tx, this.config);
         const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
           `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
           WHERE published_at IS NOT NULL AND delivered_at IS NULL

@@ -120,7 +120,7 @@ describe('Exercise 06: the poison message', () => {
         OUTBOX_ATTEMPTS: '10',
         OUTBOX_BACKOFF_MS: '1000',
         // A statement that waits on a lock gives up after 300 ms: the delivery fails and is retried.
-        OUTBOX_LOCK_TIMEOUT_MS: '300',
+        DATABASE_LOCK_TIMEOUT_MS: '300',
       },
     });
     await app.ready();

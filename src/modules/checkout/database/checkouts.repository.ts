@@ -22,7 +22,7 @@ export interface CheckoutRow {
 
 /** A checkout row read as JSON (`row_to_json`) in a statement about something else: its timestamps are strings. */
 export const checkoutRowFromJson = (json: Record<string, unknown>): CheckoutRow => {
-  const at = (value: unknown) => (value == null ? null : new Date(value as string));
+  const at = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
   return {
     ...(json as unknown as CheckoutRow),
     created_at: at(json.created_at)!,

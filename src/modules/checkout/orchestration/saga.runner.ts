@@ -6,7 +6,7 @@ import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import { stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import type { Saga, SagaCommand, SagaInput } from './domain/checkout.saga';
+import type { Saga, SagaInput } from './domain/checkout.saga';
 import { CHECKOUT_SAGA } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './sagas.repository';

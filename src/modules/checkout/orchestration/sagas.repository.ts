@@ -220,7 +220,9 @@ export class SagasRepository {
                   backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
             WHERE id = $1 AND version = $2
             RETURNING version`;
-    const [row] = await this.txHost.tx.query<Array<{ version: number | null; checkout: Record<string, unknown> | null }>>(
+    const [row] = await this.txHost.tx.query<
+      Array<{ version: number | null; checkout: Record<string, unknown> | null }>
+    >(
       `WITH saved AS (${sagaWrite}),
        steps AS (
          INSERT INTO checkout.saga_steps (saga_id, step, status, attempts, compensation_attempts, uncertain, result, last_error)
