@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { Inbox, type InboxOutcome } from '../../src/infra/outbox/inbox';
 import { eventually } from '../support/eventually';
+import { ledgerDelivery } from '../support/inbox-delivery';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { metricValue } from '../support/metrics';
 import { TestApp } from '../support/test-app';
@@ -18,33 +19,11 @@ describe('Consumer transactions against a stuck session', () => {
   let stuck: Client;
 
   /** One delivery of a recorded entry to a handler that updates the entry's row. */
-  const deliveryOf = async (entryId: string) => {
-    const [row] = await app.database.query<{ id: string; correlation_id: string; created_at: Date }>(
-      `SELECT id, correlation_id, created_at FROM outbox.messages WHERE aggregate_id = $1`,
-      [entryId],
-    );
+  const deliveryOf = (entryId: string) => {
     const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
-    return {
-      delivery: {
-        id: row.id,
-        kind: 'event' as const,
-        type: 'ledger.entry-recorded.v1',
-        aggregateId: entryId,
-        correlationId: row.correlation_id,
-        causationId: null,
-        headers: {},
-        createdAt: row.created_at.toISOString(),
-        consumer: 'ledger.touch-entry',
-        attempt: 1,
-      },
-      payload: {},
-      handle: () =>
-        txHost.tx.query(`UPDATE fixture.entries SET amount_cents = amount_cents + 1 WHERE id = $1`, [entryId]),
-      queue: 'ledger',
-      exclusive: false,
-      injectedFault: false,
-      faultDecisions: new Map(),
-    };
+    return ledgerDelivery(app, entryId, () =>
+      txHost.tx.query(`UPDATE fixture.entries SET amount_cents = amount_cents + 1 WHERE id = $1`, [entryId]),
+    );
   };
 
   beforeAll(async () => {

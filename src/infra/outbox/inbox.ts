@@ -5,6 +5,7 @@ import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { crashNow, InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
+import { AnsweredFailure } from './answered-failure';
 import type { Delivery } from './message';
 import { OutboxMetrics } from './outbox.metrics';
 import { isTimeout } from '../database/timeouts';
@@ -55,7 +56,9 @@ const keyOf = ({ delivery }: InboxDelivery) => `${delivery.id} ${delivery.consum
  * lets a consumer keep up with its queue. If one of them fails, the transaction rolls back and
  * each runs again alone, one after the other, so that only the failing one fails. Running again
  * is harmless for effects that live in the database (they were rolled back), not for one that
- * left it: a consumer that sends an email is `exclusive`, and never shares.
+ * left it: a consumer that sends an email is `exclusive`, and never shares. A handler whose work
+ * failed but is answered (AnsweredFailure) gets its answer committed alone, after its own
+ * transaction rolled back.
  */
 @Injectable()
 export class Inbox {
@@ -70,7 +73,7 @@ export class Inbox {
 
   handle(item: InboxDelivery): Promise<InboxOutcome> {
     if (item.exclusive) {
-      return continueTrace(item.delivery.headers, () => this.inOneTransaction([item])).then(([outcome]) => outcome);
+      return continueTrace(item.delivery.headers, () => this.alone(item));
     }
     return new Promise((resolve, reject) => {
       const queued = this.waiting.get(item.queue) ?? [];
@@ -106,7 +109,23 @@ export class Inbox {
     }
     // One after the other: a shared transaction that failed does not turn into many at once.
     for (const waiting of batch) {
-      await this.inOneTransaction([waiting.item]).then(([outcome]) => waiting.resolve(outcome), waiting.reject);
+      await this.alone(waiting.item).then(waiting.resolve, waiting.reject);
+    }
+  }
+
+  /**
+   * One delivery in its own transaction. If its handler failed with an answer (AnsweredFailure),
+   * what it wrote is gone with that transaction, and a second one commits the answer with the
+   * inbox row, without running the handler again.
+   */
+  private async alone(item: InboxDelivery): Promise<InboxOutcome> {
+    try {
+      const [outcome] = await this.inOneTransaction([item]);
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof AnsweredFailure)) throw error;
+      const [outcome] = await this.inOneTransaction([{ ...item, handle: error.answer }]);
+      return outcome;
     }
   }
 

@@ -12,3 +12,4 @@ export {
 export { type TransportEntry, TransportHistory } from './transport-history';
 export { type Answer, answer } from './answer';
 export { PermanentFailure } from './permanent-failure';
+export { AnsweredFailure } from './answered-failure';

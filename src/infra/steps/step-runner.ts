@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Propagation, TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { describeError } from '../errors';
 import { StepFaults, type StepRun } from '../faults/step-faults';
 import type { Answer } from '../outbox/answer';
+import { AnsweredFailure } from '../outbox/answered-failure';
 import { OutboxPublisher } from '../outbox/outbox.publisher';
 import type { CommandStep, Compensation, Step, StepCommandInput, StepInput } from './step';
 
@@ -18,7 +18,6 @@ export class StepRunner {
   private readonly logger = new Logger('StepRunner');
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly faults: StepFaults,
     private readonly outbox: OutboxPublisher,
   ) {}
@@ -43,11 +42,12 @@ export class StepRunner {
   }
 
   /**
-   * Orchestration: the work runs in a savepoint of the delivery's transaction and is answered
-   * every time (the orchestrator may have missed the first answer), unless an injected timeout
-   * swallows the answer. If the work throws, its writes are undone and the step's failure answers
-   * instead, in the same transaction as the inbox row, so that the orchestrator (which knows the
-   * process) decides whether to retry, undo or ask a person.
+   * Orchestration: the work runs in the delivery's transaction and is answered every time (the
+   * orchestrator may have missed the first answer), unless an injected timeout swallows the
+   * answer. If the work throws, its writes are undone and the step's failure answers instead,
+   * committed with the inbox row (AnsweredFailure), so that the orchestrator (which knows the
+   * process) decides whether to retry, undo or ask a person. Postgres out of reach is not the
+   * step's failure: it is left to the transport, which postpones the delivery.
    */
   async command<I extends StepInput, R>(
     step: CommandStep<I, R> | Compensation<I, R>,
@@ -55,19 +55,20 @@ export class StepRunner {
     work: () => Promise<R>,
   ): Promise<void> {
     try {
-      await this.txHost.withTransaction(Propagation.Nested, async () => {
-        const run = await this.perform(step, work);
-        if (run.answered && run.result !== undefined && step.answer) {
-          await this.publish(step.answer(command, run.result), command.checkoutId);
-        }
-      });
+      const run = await this.perform(step, work);
+      if (run.answered && run.result !== undefined && step.answer) {
+        await this.publish(step.answer(command, run.result), command.checkoutId);
+      }
     } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
       this.logger.warn(`A command failed; its sender is told: ${describeError(error)}`);
       const { checkoutId, attempt } = command;
-      await this.outbox.publish(
-        step.failure,
-        { checkoutId, step: step.name, error: describeError(error), attempt },
-        { aggregateId: checkoutId },
+      throw new AnsweredFailure(error, () =>
+        this.outbox.publish(
+          step.failure,
+          { checkoutId, step: step.name, error: describeError(error), attempt },
+          { aggregateId: checkoutId },
+        ),
       );
     }
   }

@@ -1,0 +1,74 @@
+import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { ClsService } from 'nestjs-cls';
+import { randomUUID } from 'node:crypto';
+import { AnsweredFailure } from '../../src/infra/outbox';
+import { Inbox } from '../../src/infra/outbox/inbox';
+import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
+import { ledgerDelivery } from '../support/inbox-delivery';
+import { TestApp } from '../support/test-app';
+
+/**
+ * A handler whose work fails but has an answer (a command's failure event) throws AnsweredFailure:
+ * its writes go with its transaction, and its answer commits with its inbox row instead. No relay
+ * and no workers here: the test hands the inbox one batch itself.
+ */
+describe('A handler whose work fails with an answer', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await TestApp.start({ imports: [LedgerFixtureModule], env: { APP_ROLES: 'api' } });
+  });
+  afterAll(() => app.stop());
+
+  it('when it fails in a shared batch, then its writes are undone, its answer commits once with its inbox row, and the others commit', async () => {
+    const [failing, ...healthy] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const entryId of [failing, ...healthy]) await app.get(Ledger).record(entryId, 1);
+    const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    const touch = (entryId: string) =>
+      txHost.tx.query(`UPDATE fixture.entries SET amount_cents = amount_cents + 1 WHERE id = $1`, [entryId]);
+    const runs = { work: 0, answer: 0 };
+    const items = await Promise.all([
+      ledgerDelivery(app, failing, async () => {
+        runs.work += 1;
+        await touch(failing);
+        throw new AnsweredFailure(new Error('the work failed after writing'), async () => {
+          runs.answer += 1;
+          await txHost.tx.query(`INSERT INTO fixture.effects (consumer, entry_id) VALUES ('the answer', $1)`, [
+            failing,
+          ]);
+        });
+      }),
+      ...healthy.map((entryId) => ledgerDelivery(app, entryId, () => touch(entryId))),
+    ]);
+    const inbox = app.get(Inbox);
+    const cls = app.get(ClsService);
+
+    // In one turn of the event loop: one batch, one transaction, which the failure rolls back.
+    const outcomes = await cls.run(() => Promise.all(items.map((item) => inbox.handle(item))));
+
+    expect(outcomes).toEqual(['ok', 'ok', 'ok']);
+    const amounts = await app.database.query<{ id: string; amount_cents: number }>(
+      `SELECT id, amount_cents FROM fixture.entries WHERE id = ANY($1::uuid[])`,
+      [[failing, ...healthy]],
+    );
+    expect(Object.fromEntries(amounts.map((row) => [row.id, row.amount_cents]))).toEqual({
+      [failing]: 1,
+      [healthy[0]]: 2,
+      [healthy[1]]: 2,
+    });
+    const answers = await app.database.query(`SELECT 1 FROM fixture.effects WHERE entry_id = $1`, [failing]);
+    expect(answers).toHaveLength(1);
+    const inboxRows = await app.database.query(
+      `SELECT 1 FROM outbox.inbox WHERE message_id = $1 AND consumer = 'ledger.touch-entry'`,
+      [items[0].delivery.id],
+    );
+    expect(inboxRows).toHaveLength(1);
+    // Once in the shared batch and once alone; the answer, only once the work is known to fail alone.
+    expect(runs).toEqual({ work: 2, answer: 1 });
+
+    // A second copy is a duplicate: neither the work nor the answer runs again.
+    await expect(cls.run(() => inbox.handle(items[0]))).resolves.toBe('duplicate');
+    expect(runs).toEqual({ work: 2, answer: 1 });
+  });
+});
