@@ -46,6 +46,19 @@ interface Waiting {
 const keyOf = ({ delivery }: InboxDelivery) => `${delivery.id} ${delivery.consumer}`;
 
 /**
+ * The positions of a batch's deliveries, by aggregate, those of one aggregate in the order they
+ * came: two batches that lock the same rows (a read model's, keyed by the aggregate) then take
+ * them in the same order, and wait for each other rather than deadlock.
+ */
+const inAggregateOrder = (items: InboxDelivery[]): number[] =>
+  items
+    .map((_, index) => index)
+    .sort((a, b) => {
+      const [x, y] = [items[a].delivery.aggregateId, items[b].delivery.aggregateId];
+      return x < y ? -1 : x > y ? 1 : a - b;
+    });
+
+/**
  * Runs deliveries in transactions that first record (message, consumer) in the inbox: a delivery
  * whose row already exists is a duplicate and does nothing (unless its consumer dedups on its own,
  * `dedup: 'handler'`: then the handler runs anyway, and the row is only the receipt of the first);
@@ -139,11 +152,12 @@ export class Inbox {
         const recorded = await this.record(items);
         const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
         const outcomes: InboxOutcome[] = [];
-        for (const item of items) {
+        for (const index of inAggregateOrder(items)) {
+          const item = items[index];
           const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
           const outcome = fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate';
           if (outcome === 'ok' || (outcome === 'duplicate' && item.dedup === 'handler')) await this.runHandler(item);
-          outcomes.push(outcome);
+          outcomes[index] = outcome;
         }
         return outcomes;
       })

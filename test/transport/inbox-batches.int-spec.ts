@@ -9,11 +9,12 @@ import { ledgerDelivery } from '../support/inbox-delivery';
 import { TestApp } from '../support/test-app';
 
 /**
- * A handler whose work fails but has an answer (a command's failure event) throws AnsweredFailure:
- * its writes go with its transaction, and its answer commits with its inbox row instead. No relay
- * and no workers here: the test hands the inbox one batch itself.
+ * Deliveries that arrive together share one transaction. A handler whose work fails but has an
+ * answer (a command's failure event) throws AnsweredFailure: its writes go with its transaction,
+ * and its answer commits with its inbox row instead. No relay and no workers here: the test hands
+ * the inbox one batch itself.
  */
-describe('A handler whose work fails with an answer', () => {
+describe('A batch of deliveries', () => {
   let app: TestApp;
 
   beforeAll(async () => {
@@ -70,5 +71,27 @@ describe('A handler whose work fails with an answer', () => {
     // A second copy is a duplicate: neither the work nor the answer runs again.
     await expect(cls.run(() => inbox.handle(items[0]))).resolves.toBe('duplicate');
     expect(runs).toEqual({ work: 2, answer: 1 });
+  });
+
+  it('when a batch holds several aggregates, then their deliveries run in the order of their aggregates, and each gets its own outcome', async () => {
+    const entries = [randomUUID(), randomUUID(), randomUUID()].sort().reverse();
+    for (const entryId of entries) await app.get(Ledger).record(entryId, 1);
+    const ran: string[] = [];
+    const items = await Promise.all(
+      entries.map((entryId) =>
+        ledgerDelivery(app, entryId, async () => {
+          ran.push(entryId);
+        }),
+      ),
+    );
+    const inbox = app.get(Inbox);
+
+    // The second copy of the last entry's delivery, in the same batch, is a duplicate.
+    const outcomes = await app
+      .get(ClsService)
+      .run(() => Promise.all([...items, items[2]].map((item) => inbox.handle(item))));
+
+    expect(ran).toEqual([...entries].reverse());
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', 'duplicate']);
   });
 });
