@@ -1,4 +1,5 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
+import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { OutboxPublisher } from '../../src/infra/outbox';
@@ -213,6 +214,42 @@ describe('The checkout saga', () => {
 
     await expect(slow).rejects.toThrow(StaleSagaWriteError);
     expect(await metricValue(app, 'saga_stale_writes_total')).toBe(rejectedBefore + 1);
+  });
+
+  it('when a write is refused as stale, then it leaves nothing in its transaction, and the answer applied again writes once', async () => {
+    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
+    await app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    const sagas = app.get(SagasRepository);
+    const runner = app.get(SagaRunner);
+    const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    const stored = (await txHost.withTransaction(() => sagas.load(id)))!;
+    const written = () =>
+      txHost.tx.query<Array<{ log: number; version: number }>>(
+        `SELECT (SELECT count(*)::int FROM checkout.saga_log WHERE saga_id = $1 AND input = 'deadline') AS log,
+                (SELECT version FROM checkout.sagas WHERE id = $1) AS version`,
+        [id],
+      );
+
+    // In one transaction, as the orchestrator's retry runs: a write over an old version, then the input again.
+    const [refused, retried] = await txHost.withTransaction(async () => {
+      await app.database.query(`UPDATE checkout.sagas SET version = version + 1 WHERE id = $1`, [id]);
+      const save = sagas.save(id, stored.saga, {
+        readVersion: stored.version,
+        log: { input: 'deadline', from: stored.saga.status, to: stored.saga.status, step: stored.saga.current },
+        progress: { status: 'FAILED', step: stored.saga.current, failureReason: 'a stale write' },
+      });
+      await expect(save).rejects.toThrow(StaleSagaWriteError);
+      const [afterRefusal] = await written();
+      await runner.handle(id, { type: 'deadline' });
+      return [afterRefusal, (await written())[0]];
+    });
+
+    expect(refused).toEqual({ log: 0, version: stored.version + 1 });
+    expect(retried).toEqual({ log: 1, version: stored.version + 2 });
+    expect((await client.get(id)).status).not.toBe('FAILED');
   });
 
   it('when the same business scenarios run in both modes, then they reach the same terminal states', async () => {
