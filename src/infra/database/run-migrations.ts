@@ -11,8 +11,7 @@ const MIGRATION_LOCK = 7_316_470_001;
 export async function runMigrations(dataSource: DataSource): Promise<Migration[]> {
   const runner = dataSource.createQueryRunner();
   try {
-    await runner.query(`SET lock_timeout = 0`);
-    await runner.query(`SET statement_timeout = 0`);
+    await runner.query('SET lock_timeout = 0; SET statement_timeout = 0');
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
