@@ -100,17 +100,20 @@ export class StartCheckout {
       throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
     const tx = this.txHost.tx;
-    // SET takes no parameters; the value is a validated integer.
-    await tx.query(`SET LOCAL lock_timeout = ${Number(this.config.idempotencyWaitMs)}`);
+    // One round trip: the subquery sets the wait before the lock is asked for. The bound stays for
+    // the rest of this short transaction, whose other statements write rows nobody else can hold.
     try {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`checkout.idempotency:${scope}:${key}`]);
+      await tx.query(
+        `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
+           FROM (SELECT set_config('lock_timeout', $2, true)) AS bounded`,
+        [`checkout.idempotency:${scope}:${key}`, String(this.config.idempotencyWaitMs)],
+      );
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
         throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
       }
       throw error;
     }
-    await tx.query(`SET LOCAL lock_timeout = 0`);
     const [stored] = await tx.query<Array<{ request_hash: string; response: CheckoutAccepted; expired: boolean }>>(
       `SELECT request_hash, response, created_at <= now() - make_interval(hours => $3) AS expired
          FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`,
