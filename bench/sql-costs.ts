@@ -69,8 +69,13 @@ export function normalize(text: string): string {
     .replace(/\(\$n…\)(\s*,\s*\(\$n…\))+/g, '($n…), …');
 }
 
+/** BEGIN and a statement in one message (the relay's claim): told, and counted, as that statement. */
+const BEGUN_WITH = /^BEGIN\s*;\s*(\S.*)$/i;
+
 /** BEGIN, COMMIT, SAVEPOINT ... as one word; a data statement as its verb and the tables it names. */
 function describe(normalized: string): { control: boolean; label: string } {
+  const begun = BEGUN_WITH.exec(normalized);
+  if (begun) return { control: false, label: `BEGIN + ${describe(begun[1]).label}` };
   const control = CONTROL.exec(normalized);
   if (control) return { control: true, label: control[1].toUpperCase() };
   const verb = /^\s*(?:WITH\b.*?\)\s*)?(\w+)/i.exec(normalized)?.[1]?.toUpperCase() ?? '?';
@@ -108,6 +113,8 @@ const CATEGORIES: Array<[string, RegExp]> = [
 ];
 
 function categoryOf(normalized: string): string {
+  const begun = BEGUN_WITH.exec(normalized);
+  if (begun) return categoryOf(begun[1]);
   const found = CATEGORIES.find(([, pattern]) => pattern.test(normalized));
   if (found) return found[0];
   return /\b(?:FROM|INTO|UPDATE)\s+"?(\w+)"?\./i.exec(normalized)?.[1] ?? 'other';
