@@ -354,7 +354,9 @@ async function explain(client: Client, query: RecordedQuery): Promise<PlanSummar
     const options = how === 'analyze' ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
     await client.query('BEGIN');
     try {
-      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (${options}) ${query.text}`, values);
+      // The statement of a BEGIN-and-statement message (the relay's claim) is explained alone.
+      const statement = query.text.replace(/^\s*BEGIN\s*;/i, '');
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (${options}) ${statement}`, values);
       return summarize(how, rows);
     } catch (error) {
       firstError ||= String(error);
