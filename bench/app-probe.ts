@@ -14,7 +14,7 @@ const IORedis = require('ioredis') as typeof import('ioredis').default;
 
 /** What the app has sent since it started; the bench takes differences. */
 export interface ProbeCounters {
-  /** Every `query` call: pg sends each as one message and waits for its answer. */
+  /** Every `query` call but a BEGIN written with the next (corked): pg sends each and waits for its answer. */
   pgRoundTrips: number;
   /** BEGIN/START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE. */
   pgControl: number;
@@ -89,7 +89,11 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     return originalQuery.apply(this, args);
   const text = typeof config === 'string' ? config : String((config as { text?: unknown })?.text ?? '');
   const values = Array.isArray(second) ? second : (config as { values?: unknown[] } | undefined)?.values;
-  counters.pgRoundTrips += 1;
+  // A BEGIN written while the socket is corked goes out in one write with the statement after it
+  // (BeginWithFirstStatement): one round trip for both.
+  const corked =
+    ((this as { connection?: { stream?: { writableCorked?: number } } }).connection?.stream?.writableCorked ?? 0) > 0;
+  if (!(corked && BEGINS.test(text))) counters.pgRoundTrips += 1;
   if (CONTROL.test(text)) {
     counters.pgControl += 1;
     if (BEGINS.test(text)) {

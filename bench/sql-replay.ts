@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { BeginWithFirstStatement } from '../src/infra/database/begin-with-first-statement';
 import type { RecordedQuery } from './app-probe';
 import { phase } from './progress';
 
@@ -72,7 +73,8 @@ export type StatementObserver = (query: RecordedQuery, ms: number) => void;
 /**
  * Sends the recorded statements again with raw pg and nothing else: `concurrency` connections,
  * each replaying whole copies of the recording, transaction by transaction in the order they
- * ended, with the same statements, parameters and transaction boundaries. Each copy gets fresh
+ * ended, with the same statements, parameters and transaction boundaries (and BEGIN in one write
+ * with the statement after it, as the app's pool client sends it). Each copy gets fresh
  * UUIDs for every id the recording made (checkouts, messages, keys), so its rows are new rows,
  * while `keep` (the buyers, who existed before) stay as they are.
  */
@@ -93,7 +95,8 @@ export async function replay(
   phase(`ceiling: replaying ${recording.statements} statements with raw pg, ${concurrency} connections, ${seconds} s`);
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      const client = new Client({ connectionString: databaseUrl });
+      // The app's own client: BEGIN goes with the statement after it, as it does in the app.
+      const client = new BeginWithFirstStatement({ connectionString: databaseUrl });
       await client.connect();
       try {
         while (Date.now() < deadline) {

@@ -2,6 +2,7 @@ import { Logger as NestLogger } from '@nestjs/common';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import type { DatabaseConfig } from '../../config/database.config';
+import { BeginWithFirstStatement } from './begin-with-first-statement';
 import { registeredEntities, registeredMigrations } from './database.registry';
 
 /** TypeORM speaks through the app's logger, so its lines are JSON and carry the correlation id. */
@@ -50,6 +51,8 @@ export function dataSourceOptions(
     maxQueryExecutionTime: 1_000,
     logger: new TypeOrmToNestLogger(),
     extra: {
+      // Sends a transaction's BEGIN with its first statement: one round trip less a transaction.
+      Client: BeginWithFirstStatement,
       idleTimeoutMillis: 30_000,
       // Sent with the connection's startup message; 0 or missing means no limit.
       lock_timeout: config.lockTimeoutMs || undefined,
