@@ -19,9 +19,12 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  *
  * A BEGIN asked for alone is held, and answered at once; the next statement goes out behind it
  * (pg's pipeline mode, which sends a query without waiting for the one before, and the socket
- * corked until both are written). If BEGIN fails, so does the statement, with BEGIN's error. A
- * COMMIT or ROLLBACK that finds BEGIN still held ends a transaction that never began: nothing is
- * sent. Anything else is sent as it comes, and waited for by its caller as before.
+ * corked until both are written). BEGIN fails only with its connection, which fails the statement
+ * too; the caller gets BEGIN's error. A COMMIT or ROLLBACK that finds BEGIN still held ends a
+ * transaction that never began: nothing is sent. Anything else is sent as it comes, and waited for
+ * by its caller as before. Like any pooled client, it must go back to the pool with its transaction
+ * ended (TypeORM's transactions always end theirs): a BEGIN still held would go out with the next
+ * user's first statement, as a BEGIN already sent would have left that user inside a transaction.
  */
 export class BeginWithFirstStatement extends Client {
   private beginHeld = false;
