@@ -57,7 +57,6 @@ const CLAIM = /FOR\s+UPDATE\s+SKIP\s+LOCKED/i;
 const CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 const BEGINS = /^\s*(BEGIN|START\s+TRANSACTION)\b/i;
 const ENDS = /^\s*(COMMIT|END|ROLLBACK)\s*;?\s*$/i;
-const BEGIN_AND_MORE = /^\s*BEGIN\s*;\s*\S/i;
 
 const connectionIds = new WeakMap<object, number>();
 const inTransaction = new WeakSet<object>();
@@ -99,8 +98,6 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     if (BEGINS.test(text)) {
       counters.pgTransactions += 1;
       inTransaction.add(this);
-      // BEGIN with a statement after it, in one message (the relay's claim): that statement counts too.
-      if (BEGIN_AND_MORE.test(text)) counters.pgStatements += 1;
     } else if (ENDS.test(text)) inTransaction.delete(this);
   } else {
     counters.pgStatements += 1;
@@ -109,9 +106,8 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
   const entry = record(this, text, values);
   const claim = entry && CLAIM.test(text);
   const claimedBy = (result: unknown) => {
-    // Several statements in one message answer with one result each: the claim's is the last.
-    const last = (Array.isArray(result) ? result.at(-1) : result) as { rows?: Array<{ id?: unknown }> } | undefined;
-    if (claim) entry.claimed = (last?.rows ?? []).map((row) => String(row.id));
+    if (claim)
+      entry.claimed = ((result as { rows?: Array<{ id?: unknown }> })?.rows ?? []).map((row) => String(row.id));
   };
   if (entry) {
     const last = args.length - 1;

@@ -69,13 +69,8 @@ export function normalize(text: string): string {
     .replace(/\(\$n…\)(\s*,\s*\(\$n…\))+/g, '($n…), …');
 }
 
-/** BEGIN and a statement in one message (the relay's claim): told, and counted, as that statement. */
-const BEGUN_WITH = /^BEGIN\s*;\s*(\S.*)$/i;
-
 /** BEGIN, COMMIT, SAVEPOINT ... as one word; a data statement as its verb and the tables it names. */
 function describe(normalized: string): { control: boolean; label: string } {
-  const begun = BEGUN_WITH.exec(normalized);
-  if (begun) return { control: false, label: `BEGIN + ${describe(begun[1]).label}` };
   const control = CONTROL.exec(normalized);
   if (control) return { control: true, label: control[1].toUpperCase() };
   const verb = /^\s*(?:WITH\b.*?\)\s*)?(\w+)/i.exec(normalized)?.[1]?.toUpperCase() ?? '?';
@@ -113,8 +108,6 @@ const CATEGORIES: Array<[string, RegExp]> = [
 ];
 
 function categoryOf(normalized: string): string {
-  const begun = BEGUN_WITH.exec(normalized);
-  if (begun) return categoryOf(begun[1]);
   const found = CATEGORIES.find(([, pattern]) => pattern.test(normalized));
   if (found) return found[0];
   return /\b(?:FROM|INTO|UPDATE)\s+"?(\w+)"?\./i.exec(normalized)?.[1] ?? 'other';
@@ -354,9 +347,7 @@ async function explain(client: Client, query: RecordedQuery): Promise<PlanSummar
     const options = how === 'analyze' ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
     await client.query('BEGIN');
     try {
-      // The statement of a BEGIN-and-statement message (the relay's claim) is explained alone.
-      const statement = query.text.replace(/^\s*BEGIN\s*;/i, '');
-      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (${options}) ${statement}`, values);
+      const { rows } = await client.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (${options}) ${query.text}`, values);
       return summarize(how, rows);
     } catch (error) {
       firstError ||= String(error);

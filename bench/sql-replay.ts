@@ -156,16 +156,12 @@ function asReplayed(query: RecordedQuery): { text: string; values: Array<string 
   const rest = query.text.slice(where.index + where[0].length);
   const end = /\b(ORDER\s+BY|LIMIT|FOR\s+UPDATE)\b/i.exec(rest);
   if (!end) return query;
-  const ids = `{${query.claimed.join(',')}}`;
-  // A statement sent without parameters (the relay's BEGIN and claim, in one simple-protocol
-  // message) must stay without: the ids, UUIDs the app's own claim returned, are written in.
-  const inline = query.values.length === 0;
-  const claimed = inline ? `'${ids}'` : `$${query.values.length + 1}`;
+  const position = query.values.length + 1;
   return {
     text:
       query.text.slice(0, where.index) +
-      `WHERE id = ANY(${claimed}::uuid[]) AND (${rest.slice(0, end.index)}) ${rest.slice(end.index)}`,
-    values: inline ? [] : [...query.values, ids],
+      `WHERE id = ANY($${position}::uuid[]) AND (${rest.slice(0, end.index)}) ${rest.slice(end.index)}`,
+    values: [...query.values, `{${query.claimed.join(',')}}`],
   };
 }
 

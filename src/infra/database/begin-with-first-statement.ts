@@ -3,19 +3,19 @@ import { Client, type ClientConfig, type QueryResult } from 'pg';
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\s*;?\s*$/i;
 const END = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
 
-/** What Postgres answers a statement that returns no rows, for a statement that was never sent. */
 interface Corkable {
   cork(): void;
   uncork(): void;
 }
 
+/** What Postgres answers a statement that returns no rows, for a statement that was never sent. */
 const answered = (command: string): QueryResult => ({ command, rowCount: null, oid: 0, rows: [], fields: [] });
 
 /**
  * The pg client of the app's pool (`extra.Client` in dataSourceOptions): it sends a transaction's
  * BEGIN together with the transaction's first statement, in one write, and Postgres answers both
  * at once. TypeORM sends BEGIN alone and waits for its answer, which is a round trip in every
- * transaction: a quarter of a checkout's.
+ * transaction: about a fifth of a checkout's.
  *
  * A BEGIN asked for alone is held, and answered at once; the next statement goes out behind it
  * (pg's pipeline mode, which sends a query without waiting for the one before, and the socket

@@ -5,7 +5,6 @@ import {
   type OnApplicationBootstrap,
   type OnModuleInit,
 } from '@nestjs/common';
-import type { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseConnector } from '../database/database.connector';
@@ -51,23 +50,6 @@ export const OUTBOX_CHANNEL = 'outbox_messages';
 
 export const MESSAGE_COLUMNS =
   'id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, created_at';
-
-/**
- * BEGIN, then the claim of the oldest unpublished messages, marked published: one message of
- * Postgres's simple protocol, which takes no parameters (the batch size is a validated integer).
- */
-const beginAndClaim = (batchSize: number): string => `BEGIN;
-  WITH claimed AS (
-    SELECT id AS claimed_id FROM outbox.messages
-     WHERE published_at IS NULL
-     ORDER BY created_at
-     LIMIT ${Math.trunc(batchSize)}
-     FOR UPDATE SKIP LOCKED),
-  marked AS (
-    UPDATE outbox.messages m SET published_at = clock_timestamp()
-      FROM claimed WHERE m.id = claimed.claimed_id
-    RETURNING ${MESSAGE_COLUMNS})
-  SELECT * FROM marked ORDER BY created_at`;
 
 /**
  * Moves committed outbox rows to the module queues. Each batch is claimed and marked published
@@ -149,55 +131,50 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
    * Claims and marks one batch in one statement, then pushes it, in one transaction: a push that
    * fails (or a process that dies) before the commit leaves the batch unpublished. Returns how many
    * messages it relayed.
-   *
-   * BEGIN travels with the claim (`beginAndClaim`): one round trip where TypeORM's transaction
-   * would take two, for every batch, which at a light load is every message.
    */
-  async relayBatch(): Promise<number> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      const client = (await runner.connect()) as PoolClient;
-      try {
-        const [, claimed] = (await client.query(beginAndClaim(this.config.relayBatchSize))) as unknown as [
-          QueryResult,
-          QueryResult<MessageRow>,
-        ];
-        if (claimed.rows.length > 0) await this.push(claimed.rows);
-        await client.query('COMMIT');
-        return claimed.rows.length;
-      } catch (error) {
-        // Unmarks the batch; a connection already lost has rolled it back by itself.
-        await client.query('ROLLBACK').catch(() => undefined);
+  relayBatch(): Promise<number> {
+    return this.dataSource
+      .transaction(async (tx) => {
+        const rows = await tx.query<MessageRow[]>(
+          `WITH claimed AS (
+             SELECT id AS claimed_id FROM outbox.messages
+              WHERE published_at IS NULL
+              ORDER BY created_at
+              LIMIT $1
+              FOR UPDATE SKIP LOCKED),
+           marked AS (
+             UPDATE outbox.messages m SET published_at = clock_timestamp()
+               FROM claimed WHERE m.id = claimed.claimed_id
+             RETURNING ${MESSAGE_COLUMNS})
+           SELECT * FROM marked ORDER BY created_at`,
+          [this.config.relayBatchSize],
+        );
+        if (rows.length === 0) return 0;
+
+        const routes = await this.catalog.recentRoutes();
+        const messages = rows.map(toMessage);
+        const tracing = traceRelayBatch(messages);
+        const jobs = messages.flatMap((message) => {
+          const subscriptions = routesOf(routes, message.type, message.headers);
+          if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
+          return subscriptions.map(({ queue, consumer }) => ({
+            queue,
+            jobId: jobIdOf(message.id, consumer),
+            job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
+          }));
+        });
+        const copies =
+          this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+        await tracing.push(() => this.queues.push([...jobs, ...copies]));
+        for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
+
+        // Marked already, in this transaction: failing here rolls the mark back.
+        this.faults.failIfInjected('relay.after-push');
+        return rows.length;
+      })
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
         throw error;
-      }
-    } catch (error) {
-      if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
-      throw error;
-    } finally {
-      await runner.release();
-    }
-  }
-
-  /** Routes the batch by the consumer catalog and pushes it; the mark is still uncommitted. */
-  private async push(rows: MessageRow[]): Promise<void> {
-    const routes = await this.catalog.recentRoutes();
-    const messages = rows.map(toMessage);
-    const tracing = traceRelayBatch(messages);
-    const jobs = messages.flatMap((message) => {
-      const subscriptions = routesOf(routes, message.type, message.headers);
-      if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
-      return subscriptions.map(({ queue, consumer }) => ({
-        queue,
-        jobId: jobIdOf(message.id, consumer),
-        job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
-      }));
-    });
-    const copies =
-      this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-    await tracing.push(() => this.queues.push([...jobs, ...copies]));
-    for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
-
-    // Marked already, in this transaction: failing here rolls the mark back.
-    this.faults.failIfInjected('relay.after-push');
+      });
   }
 }
