@@ -23,6 +23,15 @@ describe('The checkout saga', () => {
 
   /** No access: none granted, or only a tombstone (the grant timed out once under load, so it was revoked too). */
   const noAccess = async (id: string) => (await client.effects(id)).entitlement !== 'active';
+  /** An orchestrated checkout whose capture never answers, out of the deadline sweeper's reach. */
+  const sagaWaitingForCapture = async () => {
+    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({ userId: user.id, mode: 'orchestration' });
+    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
+    await app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    return id;
+  };
 
   beforeAll(async () => {
     app = await TestApp.start({
@@ -187,12 +196,8 @@ describe('The checkout saga', () => {
   });
 
   it('when a paused instance writes a saga that another has written since it read it, then the write is refused and counted', async () => {
-    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
-    const user = await client.createUser();
-    const id = await client.start({ userId: user.id, mode: 'orchestration' });
-    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
-    // Out of the deadline sweeper's reach: only the two instances below write this saga.
-    await app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    // Only the two instances below write this saga.
+    const id = await sagaWaitingForCapture();
     const sagas = app.get(SagasRepository);
     const txHost = app.get(TransactionHost);
     const rejectedBefore = await metricValue(app, 'saga_stale_writes_total');
@@ -217,11 +222,7 @@ describe('The checkout saga', () => {
   });
 
   it('when a write is refused as stale, then it leaves nothing in its transaction, and the answer applied again writes once', async () => {
-    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
-    const user = await client.createUser();
-    const id = await client.start({ userId: user.id, mode: 'orchestration' });
-    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
-    await app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    const id = await sagaWaitingForCapture();
     const sagas = app.get(SagasRepository);
     const runner = app.get(SagaRunner);
     const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
