@@ -62,6 +62,18 @@ describe('BeginWithFirstStatement, the pool client that sends BEGIN with the fir
     expect(client.getTransactionStatus()).toBe('I');
   });
 
+  it('when the first statement is sent with a callback, then it still runs inside the transaction', async () => {
+    await client.query('BEGIN');
+    await new Promise<void>((resolve, reject) =>
+      client.query('INSERT INTO notes (id) VALUES ($1)', [5], (error: Error | null) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    await client.query('ROLLBACK');
+
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
   it('when a transaction ends before any statement, then nothing is sent at all', async () => {
     const writes = writesOf(client);
 
