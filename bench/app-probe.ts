@@ -89,7 +89,7 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
   const text = typeof config === 'string' ? config : String((config as { text?: unknown })?.text ?? '');
   const values = Array.isArray(second) ? second : (config as { values?: unknown[] } | undefined)?.values;
   // A BEGIN written while the socket is corked goes out in one write with the statement after it
-  // (BeginWithFirstStatement): one round trip for both.
+  // (AppPgClient): one round trip for both.
   const corked =
     ((this as { connection?: { stream?: { writableCorked?: number } } }).connection?.stream?.writableCorked ?? 0) > 0;
   if (!(corked && BEGINS.test(text))) counters.pgRoundTrips += 1;

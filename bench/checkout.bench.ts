@@ -434,6 +434,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       recording.connections,
       REPLAY_SECONDS,
       new Set(load.buyerIds()),
+      { client: { prepareStatements: appEnvOverrides().DATABASE_PREPARED_STATEMENTS !== 'false' } },
     );
     const ceiling = { ...result, checkoutsPerSecond: result.copiesPerSecond * recordedIds.length };
     phase(

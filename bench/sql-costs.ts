@@ -590,7 +590,7 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
     const machineBefore = machineCpuMs();
     const clientBefore = process.cpuUsage();
     const startedAt = performance.now();
-    const result = await replay(DATABASE_URL, recording, recording.connections, REPLAY_SECONDS, keep, observe);
+    const result = await replay(DATABASE_URL, recording, recording.connections, REPLAY_SECONDS, keep, { observe });
     const replaySeconds = (performance.now() - startedAt) / 1_000;
     const clientCpu = process.cpuUsage(clientBefore);
     const machineAfter = machineCpuMs();
@@ -603,7 +603,7 @@ async function measureMode(mode: string, redis: RedisServer, stamp: string) {
 
     phase(`${mode}: the same replay on one connection, ${ALONE_SECONDS} s`);
     const alone = new Map<string, Timing>();
-    const aloneResult = await replay(DATABASE_URL, recording, 1, ALONE_SECONDS, keep, timeInto(alone));
+    const aloneResult = await replay(DATABASE_URL, recording, 1, ALONE_SECONDS, keep, { observe: timeInto(alone) });
 
     phase(`${mode}: explaining one statement of each group`);
     const plans = new Map<string, PlanSummary>();

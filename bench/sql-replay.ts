@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Client } from 'pg';
-import { BeginWithFirstStatement } from '../src/infra/database/begin-with-first-statement';
+import { AppPgClient, type AppPgClientConfig } from '../src/infra/database/app-pg-client';
 import type { RecordedQuery } from './app-probe';
 import { phase } from './progress';
 
@@ -70,11 +70,17 @@ export interface ReplayResult {
 /** Told of every statement a replay sent: how long its round trip took, as the client saw it. */
 export type StatementObserver = (query: RecordedQuery, ms: number) => void;
 
+export interface ReplayOptions {
+  observe?: StatementObserver;
+  /** Settings of the app's client, as the recorded app had them (prepared statements or not). */
+  client?: AppPgClientConfig;
+}
+
 /**
  * Sends the recorded statements again with raw pg and nothing else: `concurrency` connections,
  * each replaying whole copies of the recording, transaction by transaction in the order they
- * ended, with the same statements, parameters and transaction boundaries (and BEGIN in one write
- * with the statement after it, as the app's pool client sends it). Each copy gets fresh
+ * ended, with the same statements, parameters and transaction boundaries (through the app's pool
+ * client: BEGIN in one write with the statement after it, each statement prepared once). Each copy gets fresh
  * UUIDs for every id the recording made (checkouts, messages, keys), so its rows are new rows,
  * while `keep` (the buyers, who existed before) stay as they are.
  */
@@ -84,7 +90,7 @@ export async function replay(
   concurrency: number,
   seconds: number,
   keep: Set<string>,
-  observe?: StatementObserver,
+  { observe, client: clientConfig }: ReplayOptions = {},
 ): Promise<ReplayResult> {
   let statementsDone = 0;
   let unexpectedErrors = 0;
@@ -96,7 +102,7 @@ export async function replay(
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       // The app's own client: BEGIN goes with the statement after it, as it does in the app.
-      const client = new BeginWithFirstStatement({ connectionString: databaseUrl });
+      const client = new AppPgClient({ ...clientConfig, connectionString: databaseUrl });
       await client.connect();
       try {
         while (Date.now() < deadline) {

@@ -15,6 +15,8 @@ class DatabaseEnv {
   @IsInt() @Min(0) @Max(600_000) DATABASE_LOCK_TIMEOUT_MS: number = 5_000;
   /** How long one statement of the app may run (0: as long as it takes). */
   @IsInt() @Min(0) @Max(600_000) DATABASE_STATEMENT_TIMEOUT_MS: number = 15_000;
+  /** Prepare each statement once per connection (false behind a pooler that moves sessions, ADR 0054). */
+  @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) DATABASE_PREPARED_STATEMENTS: boolean = true;
 }
 
 export const databaseConfig = registerAs('database', () => {
@@ -26,6 +28,7 @@ export const databaseConfig = registerAs('database', () => {
     retryMs: env.DATABASE_RETRY_MS,
     lockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS,
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    preparedStatements: env.DATABASE_PREPARED_STATEMENTS,
   };
 });
 export type DatabaseConfig = ConfigType<typeof databaseConfig>;

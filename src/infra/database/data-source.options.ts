@@ -2,7 +2,7 @@ import { Logger as NestLogger } from '@nestjs/common';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import type { DatabaseConfig } from '../../config/database.config';
-import { BeginWithFirstStatement } from './begin-with-first-statement';
+import { AppPgClient } from './app-pg-client';
 import { registeredEntities, registeredMigrations } from './database.registry';
 
 /** TypeORM speaks through the app's logger, so its lines are JSON and carry the correlation id. */
@@ -25,7 +25,7 @@ class TypeOrmToNestLogger implements TypeOrmLogger {
   }
 }
 
-type Bound = 'lockTimeoutMs' | 'statementTimeoutMs';
+type Optional = 'lockTimeoutMs' | 'statementTimeoutMs' | 'preparedStatements';
 
 /**
  * The one place that says how the app talks to Postgres: the app, the migration command and tests
@@ -34,7 +34,7 @@ type Bound = 'lockTimeoutMs' | 'statementTimeoutMs';
  * lift both for their own session (runMigrations).
  */
 export function dataSourceOptions(
-  config: Omit<DatabaseConfig, Bound> & Partial<Pick<DatabaseConfig, Bound>>,
+  config: Omit<DatabaseConfig, Optional> & Partial<Pick<DatabaseConfig, Optional>>,
 ): PostgresDataSourceOptions {
   return {
     type: 'postgres',
@@ -51,8 +51,9 @@ export function dataSourceOptions(
     maxQueryExecutionTime: 1_000,
     logger: new TypeOrmToNestLogger(),
     extra: {
-      // Sends a transaction's BEGIN with its first statement: one round trip less a transaction.
-      Client: BeginWithFirstStatement,
+      // Sends a transaction's BEGIN with its first statement, and prepares each statement once.
+      Client: AppPgClient,
+      prepareStatements: config.preparedStatements ?? true,
       idleTimeoutMillis: 30_000,
       // Sent with the connection's startup message; 0 or missing means no limit.
       lock_timeout: config.lockTimeoutMs || undefined,

@@ -1,0 +1,147 @@
+import type { Socket } from 'node:net';
+import type { QueryResult } from 'pg';
+import { AppPgClient } from '../../src/infra/database/app-pg-client';
+import { TestDatabase } from '../support/test-database';
+
+/** What the client writes to its socket: a round trip is a write and its answer. */
+function writesOf(client: AppPgClient): { count: () => number; text: () => string } {
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  const written: string[] = [];
+  const bytes = (chunk: unknown) => String((chunk as { chunk?: unknown }).chunk ?? chunk);
+  const original = { _write: socket._write, _writev: socket._writev };
+  socket._write = (chunk: unknown, encoding: BufferEncoding, callback: (error?: Error | null) => void) => {
+    written.push(bytes(chunk));
+    original._write.call(socket, chunk, encoding, callback);
+  };
+  if (original._writev) {
+    socket._writev = (chunks: Array<{ chunk: unknown }>, callback: (error?: Error | null) => void) => {
+      written.push(chunks.map(bytes).join(''));
+      original._writev!.call(socket, chunks, callback);
+    };
+  }
+  return { count: () => written.length, text: () => written.join('') };
+}
+
+const prepared = async (client: AppPgClient) =>
+  ((await client.query('SELECT statement FROM pg_prepared_statements')) as QueryResult).rows.map(
+    (row: { statement: string }) => row.statement,
+  );
+
+describe("AppPgClient, the app pool's client", () => {
+  let database: TestDatabase;
+  let client: AppPgClient;
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+    await database.query('CREATE TABLE notes (id int PRIMARY KEY)');
+  });
+
+  beforeEach(async () => {
+    client = new AppPgClient({ connectionString: database.url });
+    await client.connect();
+  });
+
+  afterEach(async () => {
+    await client.end();
+    await database.query('DELETE FROM notes');
+  });
+
+  afterAll(() => database.drop());
+
+  it('when a transaction is begun, then its first statement runs inside it, sent in the same write', async () => {
+    const writes = writesOf(client);
+
+    await client.query('START TRANSACTION');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [1]);
+    const inside = (await client.query('SELECT txid_current_if_assigned() IS NOT NULL AS open')) as QueryResult;
+    await client.query('ROLLBACK');
+
+    expect(inside.rows).toEqual([{ open: true }]);
+    expect(writes.count()).toBe(3); // BEGIN with the insert, the select, the rollback
+    expect(await database.query('SELECT id FROM notes')).toEqual([]); // rolled back: it was in the transaction
+  });
+
+  it('when a transaction commits, then what it wrote stays, and later statements run outside any transaction', async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [2]);
+    await client.query('COMMIT');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [3]);
+
+    expect(await database.query('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 2 }, { id: 3 }]);
+    expect(client.getTransactionStatus()).toBe('I');
+  });
+
+  it('when the first statement is sent with a callback, then it still runs inside the transaction', async () => {
+    await client.query('BEGIN');
+    await new Promise<void>((resolve, reject) =>
+      client.query('INSERT INTO notes (id) VALUES ($1)', [5], (error: Error | null) =>
+        error ? reject(error) : resolve(),
+      ),
+    );
+    await client.query('ROLLBACK');
+
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when a transaction ends before any statement, then nothing is sent at all', async () => {
+    const writes = writesOf(client);
+
+    await client.query('START TRANSACTION');
+    const ended = await client.query('COMMIT');
+
+    expect(ended.command).toBe('COMMIT');
+    expect(writes.count()).toBe(0);
+  });
+
+  it('when the first statement fails, then the caller gets its error and the transaction can be rolled back', async () => {
+    await database.query('INSERT INTO notes (id) VALUES (4)');
+
+    await client.query('START TRANSACTION');
+    await expect(client.query('INSERT INTO notes (id) VALUES ($1)', [4])).rejects.toThrow(/duplicate key/);
+    await client.query('ROLLBACK');
+
+    expect(client.getTransactionStatus()).toBe('I');
+    expect(((await client.query('SELECT count(*)::int AS n FROM notes')) as QueryResult).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('when a statement with parameters runs twice, then Postgres prepares it once and its text is sent once', async () => {
+    const writes = writesOf(client);
+    const text = 'SELECT id FROM notes WHERE id = $1 /* prepared once */';
+    await database.query('INSERT INTO notes (id) VALUES (6), (7)');
+
+    const first = (await client.query(text, [6])) as QueryResult;
+    const second = (await client.query(text, [7])) as QueryResult;
+
+    expect([first.rows, second.rows]).toEqual([[{ id: 6 }], [{ id: 7 }]]);
+    expect(writes.text().split('prepared once').length - 1).toBe(1);
+    expect(await prepared(client)).toEqual([text]);
+  });
+
+  it('when prepared statements are turned off, then a statement is sent whole every time', async () => {
+    const unprepared = new AppPgClient({ connectionString: database.url, prepareStatements: false });
+    await unprepared.connect();
+    try {
+      await unprepared.query('SELECT id FROM notes WHERE id = $1', [1]);
+
+      expect(await prepared(unprepared)).toEqual([]);
+    } finally {
+      await unprepared.end();
+    }
+  });
+
+  it('when a migration adds a column under a prepared SELECT *, then that call fails and the next ones see the column', async () => {
+    const text = 'SELECT * FROM notes WHERE id = $1';
+    await database.query('INSERT INTO notes (id) VALUES (8)');
+    await client.query(text, [8]);
+
+    await database.query('ALTER TABLE notes ADD COLUMN remark text');
+    try {
+      await expect(client.query(text, [8])).rejects.toMatchObject({ code: '0A000' });
+      const again = (await client.query(text, [8])) as QueryResult;
+
+      expect(again.rows).toEqual([{ id: 8, remark: null }]);
+    } finally {
+      await database.query('ALTER TABLE notes DROP COLUMN remark');
+    }
+  });
+});
