@@ -14,7 +14,7 @@ const IORedis = require('ioredis') as typeof import('ioredis').default;
 
 /** What the app has sent since it started; the bench takes differences. */
 export interface ProbeCounters {
-  /** Every `query` call but a BEGIN written with the next (corked): pg sends each and waits for its answer. */
+  /** Every `query` call but those held and written with the next: pg sends each and waits for its answer. */
   pgRoundTrips: number;
   /** BEGIN/START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE. */
   pgControl: number;
@@ -40,6 +40,8 @@ export interface RecordedQuery {
   /** When it was sent, in ms since the recording started. */
   at: number;
   failed?: boolean;
+  /** Held by the app's client and sent with the statement after it (not a BEGIN: the replay's client holds those itself). */
+  withNext?: boolean;
   /** For a claim (FOR UPDATE SKIP LOCKED), the ids of the rows it locked. */
   claimed?: string[];
 }
@@ -88,11 +90,10 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     return originalQuery.apply(this, args);
   const text = typeof config === 'string' ? config : String((config as { text?: unknown })?.text ?? '');
   const values = Array.isArray(second) ? second : (config as { values?: unknown[] } | undefined)?.values;
-  // A BEGIN written while the socket is corked goes out in one write with the statement after it
-  // (AppPgClient): one round trip for both.
-  const corked =
-    ((this as { connection?: { stream?: { writableCorked?: number } } }).connection?.stream?.writableCorked ?? 0) > 0;
-  if (!(corked && BEGINS.test(text))) counters.pgRoundTrips += 1;
+  // A statement the app's client held (a BEGIN, an outbox row) goes out in one write with the
+  // statement after it (AppPgClient): one round trip for both.
+  const riding = (this as { ridingWithNext?: boolean }).ridingWithNext === true;
+  if (!riding) counters.pgRoundTrips += 1;
   if (CONTROL.test(text)) {
     counters.pgControl += 1;
     if (BEGINS.test(text)) {
@@ -104,6 +105,7 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     if (!inTransaction.has(this)) counters.pgTransactions += 1;
   }
   const entry = record(this, text, values);
+  if (entry && riding && !BEGINS.test(text)) entry.withNext = true;
   const claim = entry && CLAIM.test(text);
   const claimedBy = (result: unknown) => {
     if (claim)

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Client } from 'pg';
 import { AppPgClient, type AppPgClientConfig } from '../src/infra/database/app-pg-client';
 import type { RecordedQuery } from './app-probe';
 import { phase } from './progress';
@@ -176,7 +175,7 @@ const RETRIED = new Set(['40P01', '40001']);
 
 /** One transaction, statement by statement; stops at the first failure the app did not see. */
 async function replayUnit(
-  client: Client,
+  client: AppPgClient,
   unit: Unit,
   fresh: (text: string) => string,
   observe?: StatementObserver,
@@ -190,6 +189,7 @@ async function replayUnit(
     const sentAt = performance.now();
     try {
       statements += 1;
+      if (query.withNext && client.sendWithNext(fresh(sent.text), values)) continue;
       if (values.length > 0) await client.query(fresh(sent.text), values);
       else await client.query(fresh(sent.text));
       observe?.(query, performance.now() - sentAt);

@@ -14,7 +14,10 @@ function writesOf(client: AppPgClient): { count: () => number; text: () => strin
     original._write.call(socket, chunk, encoding, callback);
   };
   if (original._writev) {
-    socket._writev = (chunks: Array<{ chunk: unknown }>, callback: (error?: Error | null) => void) => {
+    socket._writev = (
+      chunks: Array<{ chunk: unknown; encoding: BufferEncoding }>,
+      callback: (error?: Error | null) => void,
+    ) => {
       written.push(chunks.map(bytes).join(''));
       original._writev!.call(socket, chunks, callback);
     };
@@ -102,6 +105,59 @@ describe("AppPgClient, the app pool's client", () => {
 
     expect(client.getTransactionStatus()).toBe('I');
     expect(((await client.query('SELECT count(*)::int AS n FROM notes')) as QueryResult).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('when a statement is held in a transaction, then it goes in one write with the COMMIT, and what it wrote stays', async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [10]);
+    const writes = writesOf(client);
+
+    const held = client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [11]);
+    const heldWrites = writes.count();
+    await client.query('COMMIT');
+
+    expect([held, heldWrites, writes.count()]).toEqual([true, 0, 1]);
+    expect(await database.query('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 10 }, { id: 11 }]);
+  });
+
+  it('when a statement follows a held one, then Postgres runs the held one first, in the same write', async () => {
+    await client.query('BEGIN');
+    const writes = writesOf(client);
+
+    client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [12]);
+    const seen = (await client.query('SELECT count(*)::int AS n FROM notes WHERE id = $1', [12])) as QueryResult;
+    await client.query('ROLLBACK');
+
+    expect(seen.rows).toEqual([{ n: 1 }]);
+    expect(writes.count()).toBe(2); // BEGIN, the held insert and the select; then the rollback
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when a held statement fails, then the COMMIT fails with its error and nothing of the transaction stays', async () => {
+    await database.query('INSERT INTO notes (id) VALUES (13)');
+
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [14]);
+    client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [13]);
+
+    await expect(client.query('COMMIT')).rejects.toThrow(/duplicate key/);
+    expect(client.getTransactionStatus()).toBe('I');
+    expect(await database.query('SELECT id FROM notes')).toEqual([{ id: 13 }]);
+  });
+
+  it('when a transaction with a held statement rolls back, then nothing of it is sent', async () => {
+    const writes = writesOf(client);
+
+    await client.query('BEGIN');
+    client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [15]);
+    await client.query('ROLLBACK');
+
+    expect(writes.count()).toBe(0);
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when no transaction is open, then nothing is held: the caller sends the statement itself', () => {
+    expect(client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [16])).toBe(false);
   });
 
   it('when a statement with parameters runs twice, then Postgres prepares it once and its text is sent once', async () => {

@@ -1,4 +1,5 @@
 import { Client, type ClientConfig, type QueryResult } from 'pg';
+import type { EntityManager } from 'typeorm';
 
 /** What the app's pool hands its clients, `extra` in dataSourceOptions included. */
 export interface AppPgClientConfig extends ClientConfig {
@@ -34,25 +35,39 @@ interface Corkable {
   uncork(): void;
 }
 
+/** A BEGIN asked for alone, as held (known by its identity). */
+const HELD_BEGIN = ['BEGIN'];
+
+/**
+ * The answer of the last of statements sent together, once all are answered; or the error of the
+ * first that failed (in an aborted transaction, what follows fails for its sake, or rolls back).
+ */
+function answeredLast(answers: Array<PromiseSettledResult<QueryResult>>): QueryResult {
+  const failed = answers.find((answer) => answer.status === 'rejected');
+  if (failed) throw failed.reason;
+  return (answers[answers.length - 1] as PromiseFulfilledResult<QueryResult>).value;
+}
+
 /** What Postgres answers a statement that returns no rows, for a statement that was never sent. */
 const answered = (command: string): QueryResult => ({ command, rowCount: null, oid: 0, rows: [], fields: [] });
 
 /**
  * The pg client of the app's pool (`extra.Client` in dataSourceOptions). It talks to Postgres as
- * pg's own client does, with two economies that nobody above it sees: TypeORM, nestjs-cls and every
- * transaction in the app are unchanged.
+ * pg's own client does, with two economies; TypeORM, nestjs-cls and the app's transactions are
+ * unchanged by them.
  *
- * **A transaction's BEGIN goes in one write with its first statement**, and Postgres answers both
- * at once. TypeORM sends BEGIN alone and waits for its answer, which is a round trip in every
- * transaction: about a fifth of a checkout's. A BEGIN asked for alone is held, and answered at
- * once; the next statement goes out behind it (pg's pipeline mode, which sends a query without
- * waiting for the one before, and the socket corked until both are written). BEGIN fails only with
- * its connection, which fails the statement too; the caller gets BEGIN's error. A COMMIT or
- * ROLLBACK that finds BEGIN still held ends a transaction that never began: nothing is sent.
- * Anything else is sent as it comes, and waited for by its caller as before. Like any pooled
- * client, it must go back to the pool with its transaction ended (TypeORM's transactions always
- * end theirs): a BEGIN still held would go out with the next user's first statement, as a BEGIN
- * already sent would have left that user inside a transaction.
+ * **A statement that needs no answer yet goes in one write with the next one**, and Postgres
+ * answers both at once (pg's pipeline mode sends a query without waiting for the one before; the
+ * socket is corked until all are written). Two such statements: a transaction's BEGIN, which
+ * TypeORM sends alone and waits for (a round trip in every transaction), is held and answered at
+ * once; and a statement given to `sendWithNext` (the outbox's rows, which nobody reads back in
+ * their transaction) waits for the transaction's next statement or its COMMIT. If a held statement
+ * fails, the statement it rode with fails with its error. A ROLLBACK drops what is held unsent,
+ * and a COMMIT or ROLLBACK that finds only BEGIN held ends a transaction that never began: nothing
+ * is sent. Anything else is sent as it comes, and waited for by its caller as before. Like any
+ * pooled client, it must go back to the pool with its transaction ended (TypeORM's transactions
+ * always end theirs): a statement still held would go out with the next user's first one, as a
+ * BEGIN already sent would have left that user inside a transaction.
  *
  * **A statement with parameters is prepared once per connection** (a named statement, by its
  * text), then only bound and run: Postgres parses and plans it once, not on every call, and its
@@ -62,7 +77,10 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  * for a pooler in front of Postgres that moves sessions between connections and cannot keep them.
  */
 export class AppPgClient extends Client {
-  private beginHeld = false;
+  /** Statements that go out with the next one: a BEGIN asked for alone, then those of sendWithNext. */
+  private held: unknown[][] = [];
+  /** True while a held statement is being sent: it rides in the write of the statement after it. */
+  ridingWithNext = false;
   private readonly prepares: boolean;
   /** Texts whose prepared statement this connection's Postgres refused since (RESULT_CHANGED). */
   private readonly unprepared = new Set<string>();
@@ -73,33 +91,52 @@ export class AppPgClient extends Client {
     this.prepares = options.prepareStatements ?? true;
   }
 
-  // pg's query() has many overloads; this one passes them all through, but for a held BEGIN.
+  /**
+   * Holds a statement of the open transaction whose answer nobody waits for (an outbox row): it
+   * goes out in one write with the transaction's next statement, or with its COMMIT, and Postgres
+   * runs it first. If it fails, that next statement fails with its error (and the transaction is
+   * rolled back, a COMMIT included); a ROLLBACK drops it unsent. Outside a transaction it holds
+   * nothing and returns false: the caller sends the statement itself.
+   */
+  sendWithNext(text: string, values: unknown[]): boolean {
+    if (this.held.length === 0 && this.getTransactionStatus() === 'I') return false;
+    this.held.push([text, values]);
+    return true;
+  }
+
+  // pg's query() has many overloads; this one passes them all through, but for held statements.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
     const [config] = args as unknown[];
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | undefined)?.text;
     // A statement whose answer comes as a promise: TypeORM's way, and the only one held or merged.
     const plain = typeof text === 'string' && !args.some((arg) => typeof arg === 'function');
-    if (plain && BEGIN.test(text) && !this.beginHeld) {
-      this.beginHeld = true;
+    if (plain && BEGIN.test(text) && this.held.length === 0) {
+      this.held.push(HELD_BEGIN);
       return Promise.resolve(answered('BEGIN'));
     }
-    if (!this.beginHeld) return this.send(args);
-    this.beginHeld = false;
-    const end = plain ? END.exec(text) : null;
-    if (end) return Promise.resolve(answered(end[1].toUpperCase()));
+    if (this.held.length === 0) return this.send(args);
+    const held = this.held.splice(0);
+    const end = plain ? END.exec(text)?.[1].toUpperCase() : undefined;
+    const begun = held[0] === HELD_BEGIN;
+    // What was held is undone with the transaction: none of it is sent, nor BEGIN's ROLLBACK.
+    if (end === 'ROLLBACK') return begun ? Promise.resolve(answered(end)) : this.send(args);
+    if (end && held.length === 1 && begun) return Promise.resolve(answered(end)); // began and ended, empty
     const { stream } = (this as unknown as { connection: { stream: Corkable } }).connection;
     stream.cork();
     try {
-      const begun = this.send(['BEGIN']);
+      this.ridingWithNext = true;
+      const before = held.map((statement) => this.send(statement));
+      this.ridingWithNext = false;
       const sent = this.send(args);
       if (!plain) {
-        begun.catch(() => undefined); // the statement's own callback hears of a failure
+        before.forEach((answer) => answer.catch(() => undefined)); // the statement's callback hears of a failure
         return sent;
       }
-      return Promise.all([begun, sent]).then(([, result]) => result);
+      return Promise.allSettled([...before, sent]).then(answeredLast);
     } finally {
-      stream.uncork(); // both are written by now (or queued until the client connects)
+      this.ridingWithNext = false;
+      stream.uncork(); // all are written by now (or queued until the client connects)
     }
   }
 
@@ -116,4 +153,15 @@ export class AppPgClient extends Client {
     });
     return sent;
   }
+}
+
+/**
+ * Writes a row in the transaction of `tx` without a round trip of its own: the app's client sends
+ * it with the transaction's next statement or its COMMIT (AppPgClient.sendWithNext). For a
+ * statement whose result nobody needs: its failure fails the transaction, later.
+ */
+export async function sendWithNext(tx: EntityManager, text: string, values: unknown[]): Promise<void> {
+  const client: unknown = await tx.queryRunner?.connect();
+  if (client instanceof AppPgClient && client.sendWithNext(text, values)) return;
+  await tx.query(text, values);
 }
