@@ -11,6 +11,7 @@ import { ClsService } from 'nestjs-cls';
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryFailedError } from 'typeorm';
 import type { MessageContext } from '../../../infra/context/message-context';
+import { sendWithNext } from '../../../infra/database/app-pg-client';
 import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
@@ -78,7 +79,9 @@ export class StartCheckout {
     await coordinator.start(checkout);
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
-      await this.txHost.tx.query(
+      // The key's first answer, for a retry to find: nothing reads it here, so it goes with the COMMIT.
+      await sendWithNext(
+        this.txHost.tx,
         `INSERT INTO checkout.idempotency_keys (scope, key, request_hash, checkout_id, response)
          VALUES ($1, $2, $3, $4, $5)`,
         [idempotencyKey.scope, idempotencyKey.key, requestHash, checkout.id, JSON.stringify(body)],
