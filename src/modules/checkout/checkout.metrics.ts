@@ -58,7 +58,7 @@ export class CheckoutMetrics {
   }
 
   /** Called when a checkout reaches its final status (it happens once: a final status never changes). */
-  observeOutcome(checkout: CheckoutRow): void {
+  observeOutcome(checkout: Pick<CheckoutRow, 'mode' | 'status' | 'created_at'>): void {
     const seconds = (Date.now() - checkout.created_at.getTime()) / 1_000;
     this.duration.observe({ mode: checkout.mode, outcome: checkout.status.toLowerCase() }, seconds);
   }

@@ -26,7 +26,9 @@ export class CheckoutProgressRecorder {
       return;
     }
     const next = this.after(checkout, [fact]);
-    if (next) this.written(await this.checkouts.saveProgress(checkoutId, next));
+    if (!next) return;
+    await this.checkouts.saveProgress(checkoutId, next);
+    this.written({ ...checkout, status: next.status });
   }
 
   /** The checkout's progress once these facts are learned, or undefined if they change nothing. */
@@ -41,7 +43,7 @@ export class CheckoutProgressRecorder {
   }
 
   /** Counts an outcome, once the checkout that reached it is written. */
-  written(checkout: CheckoutRow): void {
+  written(checkout: Pick<CheckoutRow, 'mode' | 'status' | 'created_at'>): void {
     if (isTerminal(checkout.status)) this.metrics.observeOutcome(checkout);
   }
 }

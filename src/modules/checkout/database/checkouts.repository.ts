@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { sendWithNext } from '../../../infra/database/app-pg-client';
 import type { CheckoutMode } from '../checkout.config';
 import type { CheckoutProgress, CheckoutStatus, CheckoutStep } from '../domain/checkout';
 
@@ -119,12 +120,16 @@ export class CheckoutsRepository {
     return row;
   }
 
-  async saveProgress(id: string, progress: CheckoutProgress): Promise<CheckoutRow> {
-    const [[row]] = await this.txHost.tx.query<[CheckoutRow[], number]>(
-      `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1 RETURNING *`,
+  /**
+   * Writes the progress of a checkout locked by this transaction. Nothing waits for its answer, so
+   * it goes with the transaction's next statement (a later read of the row included) or its COMMIT.
+   */
+  async saveProgress(id: string, progress: CheckoutProgress): Promise<void> {
+    await sendWithNext(
+      this.txHost.tx,
+      `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1`,
       [id, progress.status, progress.step, progress.failureReason],
     );
-    return row;
   }
 
   /** Records the first refund of a checkout; false when there is no such checkout. */
