@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import type IORedis from 'ioredis';
+import { once } from 'node:events';
 import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
 import { RedisConnections } from '../redis/redis.connections';
@@ -41,6 +42,8 @@ export class RedisHealthIndicator {
     return this.indicators
       .check('redis')
       .attempt(async () => {
+        // Just after the app starts, its connection may still be on its way: wait for it (bounded).
+        if (this.client.status === 'connecting' || this.client.status === 'connect') await once(this.client, 'ready');
         await this.client.ping();
       })
       .withTimeout(CHECK_TIMEOUT_MS);
