@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
-import type { QueryResult } from 'pg';
-import { AppPgClient } from '../../src/infra/database/app-pg-client';
+import { Client, type QueryResult } from 'pg';
+import type { EntityManager } from 'typeorm';
+import { AppPgClient, lockUntilCommit } from '../../src/infra/database/app-pg-client';
+import { eventually } from '../support/eventually';
 import { TestDatabase } from '../support/test-database';
 
 /** What the client writes to its socket: a round trip is a write and its answer. */
@@ -24,6 +26,13 @@ function writesOf(client: AppPgClient): { count: () => number; text: () => strin
   }
   return { count: () => written.length, text: () => written.join('') };
 }
+
+/** A transaction's EntityManager, as much of it as the app's helpers use: its pool client, and query. */
+const inTransactionOf = (client: AppPgClient) =>
+  ({
+    queryRunner: { connect: async () => client },
+    query: async (text: string, values: unknown[]) => ((await client.query(text, values)) as QueryResult).rows,
+  }) as unknown as EntityManager;
 
 const prepared = async (client: AppPgClient) =>
   ((await client.query('SELECT statement FROM pg_prepared_statements')) as QueryResult).rows.map(
@@ -131,6 +140,39 @@ describe("AppPgClient, the app pool's client", () => {
     expect(seen.rows).toEqual([{ n: 1 }]);
     expect(writes.count()).toBe(2); // BEGIN, the held insert and the select; then the rollback
     expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when a lock is taken until commit, then the read after it waits for the lock and sees what its holder committed', async () => {
+    const holder = new Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['notes:17']);
+      await holder.query('INSERT INTO notes (id) VALUES (17)');
+      await client.query('BEGIN');
+      const writes = writesOf(client);
+
+      await lockUntilCommit(inTransactionOf(client), 'notes:17');
+      const read = client.query('SELECT id FROM notes') as Promise<QueryResult>;
+      await eventually(
+        async () => {
+          const [waiting] = await database.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND NOT granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          return waiting.n === 1;
+        },
+        { what: 'the lock is waited for' },
+      );
+      await holder.query('COMMIT');
+
+      expect((await read).rows).toEqual([{ id: 17 }]); // its snapshot was taken once the lock was granted
+      expect(writes.count()).toBe(1); // BEGIN, the lock and the read
+      await client.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
   });
 
   it('when a held statement fails, then the COMMIT fails with its error and nothing of the transaction stays', async () => {

@@ -61,7 +61,8 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  * socket is corked until all are written). Two such statements: a transaction's BEGIN, which
  * TypeORM sends alone and waits for (a round trip in every transaction), is held and answered at
  * once; and a statement given to `sendWithNext` (the outbox's rows, which nobody reads back in
- * their transaction) waits for the transaction's next statement or its COMMIT. If a held statement
+ * their transaction, or a lock taken before a read) waits for the transaction's next statement or
+ * its COMMIT. If a held statement
  * fails, the statement it rode with fails with its error. A ROLLBACK drops what is held unsent,
  * and a COMMIT or ROLLBACK that finds only BEGIN held ends a transaction that never began: nothing
  * is sent. Anything else is sent as it comes, and waited for by its caller as before. Like any
@@ -165,3 +166,12 @@ export async function sendWithNext(tx: EntityManager, text: string, values: unkn
   if (client instanceof AppPgClient && client.sendWithNext(text, values)) return;
   await tx.query(text, values);
 }
+
+/**
+ * Takes a lock on `key` that lasts until the transaction of `tx` ends (an advisory lock: it can
+ * guard rows that do not exist yet), without a round trip of its own: it goes in one write with
+ * the transaction's next statement, which Postgres runs once the lock is granted. That statement
+ * takes its snapshot then, so a read sees what the lock's previous holder committed.
+ */
+export const lockUntilCommit = (tx: EntityManager, key: string): Promise<void> =>
+  sendWithNext(tx, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);

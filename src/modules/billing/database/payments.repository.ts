@@ -4,6 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../../../infra/context/message-context';
+import { lockUntilCommit } from '../../../infra/database/app-pg-client';
 import type { PaymentStatus } from '../domain/payment';
 
 export interface PaymentRow {
@@ -40,7 +41,7 @@ export class PaymentsRepository {
    */
   async lockByCheckout(checkoutId: string): Promise<PaymentRow | undefined> {
     const tx = this.txHost.tx;
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`billing.payments:${checkoutId}`]);
+    await lockUntilCommit(tx, `billing.payments:${checkoutId}`);
     const [row] = await tx.query<PaymentRow[]>(`SELECT * FROM billing.payments WHERE checkout_id = $1`, [checkoutId]);
     return row;
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
+import { lockUntilCommit } from '../../../infra/database/app-pg-client';
 import type { EntitlementStatus, License } from '../domain/entitlement';
 
 export interface EntitlementRow {
@@ -20,7 +21,7 @@ export class EntitlementsRepository {
   /** The checkout's entitlement, if any, under a lock on that checkout until the transaction ends. */
   async lockByCheckout(checkoutId: string): Promise<EntitlementRow | undefined> {
     const tx = this.txHost.tx;
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`content.entitlements:${checkoutId}`]);
+    await lockUntilCommit(tx, `content.entitlements:${checkoutId}`);
     const [row] = await tx.query<EntitlementRow[]>(`SELECT * FROM content.entitlements WHERE checkout_id = $1`, [
       checkoutId,
     ]);
