@@ -260,6 +260,12 @@ interface Step {
   why: string;
   /** Checkouts finished per second while the load lasted. */
   finishedPerSecond: number;
+  /**
+   * Every checkout of the step, over the time from its start to the last one's end: what the app
+   * gets through when more is offered than it can do. A step offered too much finishes few while
+   * it lasts (the checkouts queue up, and each takes seconds), and the rest right after.
+   */
+  throughput: number;
   p99?: number;
   appCpu: number;
 }
@@ -292,6 +298,8 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
   const { p99 } = durations(finished);
   const finishedPerSecond =
     finished.filter((f) => f.finishedAt <= offerEnded).length / ((offerEnded - started) / 1_000);
+  const lastEnded = Math.max(offerEnded, ...finished.map((f) => f.finishedAt));
+  const throughput = finished.length / ((lastEnded - started) / 1_000);
   const errors = errorsOf(offered);
   const why = cutShort
     ? `backlog over ${BACKLOG_SECONDS} s of checkouts, stopped after ${((offerEnded - started) / 1_000).toFixed(1)} s`
@@ -303,12 +311,14 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
     sustained: !cutShort && errors === 0 && p99 <= P99_LIMIT_MS,
     why,
     finishedPerSecond,
+    throughput,
     p99,
     appCpu: (cpuAfter - cpuBefore) / 1_000 / (offerEnded - started),
   };
   phase(
     `${mode}: ${rate}/s ${step.sustained ? 'sustained' : 'NOT sustained'} (${why}; ` +
-      `${finishedPerSecond.toFixed(1)}/s finished, app ${(step.appCpu * 100).toFixed(0)}% of a core)`,
+      `${finishedPerSecond.toFixed(1)}/s finished meanwhile, all ${finished.length} at ${throughput.toFixed(1)}/s, ` +
+      `app ${(step.appCpu * 100).toFixed(0)}% of a core)`,
   );
   return step;
 }
@@ -346,7 +356,7 @@ interface ModeReport {
   light: WindowReport;
   steps: Step[];
   highestSustained: number;
-  firstNotSustained?: { rate: number; finishedPerSecond: number; why: string };
+  firstNotSustained?: { rate: number; finishedPerSecond: number; throughput: number; why: string };
   half: WindowReport;
   profile: ProfileSummary & { file: string; rate: number };
   recorded: {
@@ -449,6 +459,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       firstNotSustained: firstNot && {
         rate: firstNot.rate,
         finishedPerSecond: firstNot.finishedPerSecond,
+        throughput: firstNot.throughput,
         why: firstNot.why,
       },
       half,
@@ -485,9 +496,10 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
       .map((v) => n(v, 1))
       .join(' / ');
   add('highest sustained rate (p99 <= 1 s, no backlog)', (r) => `${r.highestSustained}/s`);
-  add('first rate not sustained: finished/s meanwhile', (r) =>
-    r.firstNotSustained ? `${r.firstNotSustained.rate}/s: ${n(r.firstNotSustained.finishedPerSecond, 1)}/s` : '-',
-  );
+  add('first rate not sustained: finished/s meanwhile; all of it', (r) => {
+    const step = r.firstNotSustained;
+    return step ? `${step.rate}/s: ${n(step.finishedPerSecond, 1)}/s; ${n(step.throughput, 1)}/s` : '-';
+  });
   add(
     'ceiling: the same SQL with raw pg',
     (r) => `${n(r.ceiling.checkoutsPerSecond)}/s (${r.ceiling.concurrency} conns)`,
