@@ -7,6 +7,7 @@ module.exports = {
     : 'node',
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/bench/**/*.spec.ts',
     '<rootDir>/test/**/*.int-spec.ts',
     '<rootDir>/test/**/*.e2e-spec.ts',
     '<rootDir>/test/exercises/**/*.spec.ts',

@@ -5,6 +5,7 @@ import { RedisServer } from '../test/support/redis-server';
 import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, until } from './bench-env';
 import { CheckoutLoad, FINAL_STATUSES, type Finished, type Offered, parseMix } from './checkout-load';
 import { type ProfileSummary, summarizeProfile } from './cpu-profile';
+import { cores, cpuTimes, type CpuTimes } from './machine-cpu';
 import type { ProbeCounters } from './app-probe';
 import { peerBenchmark } from './peer.bench';
 import { ProbedApp } from './probed-app';
@@ -108,6 +109,8 @@ interface Counters extends ProbeCounters {
   /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
   redisExecuted: number;
   redisByCommand: Record<string, number>;
+  /** CPU used so far by everything else on the machine. */
+  cpu: CpuTimes;
 }
 
 interface Costs {
@@ -118,7 +121,45 @@ interface Costs {
   redisCommands: number;
   redisRoundTrips: number;
   redisExecuted: number;
+  /** CPU of the app's processes. */
   cpuMs: number;
+  pgCpuMs: number;
+  redisCpuMs: number;
+  /** The load generator's: the benchmark's own process. */
+  loadCpuMs: number;
+  /** Every process on the machine. */
+  machineCpuMs: number;
+}
+
+/** How many cores' worth each part of the machine used while a load ran. */
+interface Cores {
+  app: number;
+  postgres: number;
+  redis: number;
+  load: number;
+  machine: number;
+}
+
+function coresBetween(before: Counters, after: Counters): Cores {
+  const ms = after.at - before.at;
+  const used = (delta: number) => delta / ms;
+  return {
+    app: used((after.cpuMicros - before.cpuMicros) / 1_000),
+    postgres: used(after.cpu.postgres - before.cpu.postgres),
+    redis: used(after.cpu.redis - before.cpu.redis),
+    load: used(after.cpu.load - before.cpu.load),
+    machine: used(after.cpu.machine - before.cpu.machine),
+  };
+}
+
+const percentOfCore = (share: number) => `${(share * 100).toFixed(0)}%`;
+
+/** "app 80%, Postgres 75%, Redis 15%, load 7% of a core; machine 1.85 of 2 cores" */
+function describeCores(used: Cores): string {
+  return (
+    `app ${percentOfCore(used.app)}, Postgres ${percentOfCore(used.postgres)}, Redis ${percentOfCore(used.redis)}, ` +
+    `load ${percentOfCore(used.load)} of a core; machine ${used.machine.toFixed(2)} of ${cores} cores`
+  );
 }
 
 /** Postgres publishes a backend's counters within about a second of its last transaction. */
@@ -148,6 +189,7 @@ async function counters(context: Context): Promise<Counters> {
   const sum = (key: keyof (typeof probes)[number]) => probes.reduce((total, probe) => total + probe[key], 0);
   const committed = await context.monitor.committed();
   const redisByCommand = await redisCommandStats(context.redis);
+  const cpu = await cpuTimes(context.redis);
   return {
     at: Date.now(),
     pgRoundTrips: sum('pgRoundTrips'),
@@ -160,6 +202,7 @@ async function counters(context: Context): Promise<Counters> {
     xactCommit: committed - context.monitor.queries,
     redisExecuted: Object.values(redisByCommand).reduce((sum, calls) => sum + calls, 0),
     redisByCommand,
+    cpu,
   };
 }
 
@@ -176,6 +219,10 @@ function costs(before: Counters, after: Counters, divisor: number, idle?: Costs)
     redisRoundTrips: per(after.redisRoundTrips - before.redisRoundTrips, idle?.redisRoundTrips),
     redisExecuted: per(after.redisExecuted - before.redisExecuted, idle?.redisExecuted),
     cpuMs: per((after.cpuMicros - before.cpuMicros) / 1_000, idle?.cpuMs),
+    pgCpuMs: per(after.cpu.postgres - before.cpu.postgres, idle?.pgCpuMs),
+    redisCpuMs: per(after.cpu.redis - before.cpu.redis, idle?.redisCpuMs),
+    loadCpuMs: per(after.cpu.load - before.cpu.load, idle?.loadCpuMs),
+    machineCpuMs: per(after.cpu.machine - before.cpu.machine, idle?.machineCpuMs),
   };
 }
 
@@ -216,8 +263,8 @@ interface WindowReport extends Durations {
   perCheckout: Costs;
   /** The commands Redis ran most, per checkout (the idle app's share not taken off). */
   redisTopCommands: Record<string, number>;
-  /** Share of one core the app processes used during the window. */
-  appCpu: number;
+  /** The cores each part of the machine used during the window. */
+  cores: Cores;
 }
 
 /** A steady load for WINDOW_SECONDS: how long checkouts take, and what each one costs. */
@@ -245,7 +292,7 @@ async function measureWindow(context: Context, rate: number, label: string): Pro
         .sort((a, b) => b[1] - a[1])
         .slice(0, 10),
     ),
-    appCpu: (after.cpuMicros - before.cpuMicros) / 1_000 / (after.at - before.at),
+    cores: coresBetween(before, after),
   };
   phase(
     `${mode}: ${label}: p50 ${report.p50.toFixed(0)} ms, p99 ${report.p99.toFixed(0)} ms, ` +
@@ -267,7 +314,8 @@ interface Step {
    */
   throughput: number;
   p99?: number;
-  appCpu: number;
+  /** The cores each part of the machine used while the load was offered. */
+  cores: Cores;
 }
 
 /** One step of the ramp: is `rate` sustained (p99 within the limit, no backlog building up)? */
@@ -285,12 +333,12 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
       .catch(() => undefined)
       .finally(() => (polling = false));
   }, 500);
-  const cpuBefore = (await Promise.all(context.apps.map((app) => app.counters()))).reduce((s, c) => s + c.cpuMicros, 0);
+  const before = await counters(context);
   const started = Date.now();
   await load.offer(mode, rate, STEP_SECONDS, offered, () => backlog > rate * BACKLOG_SECONDS);
   const offerEnded = Date.now();
   clearInterval(poll);
-  const cpuAfter = (await Promise.all(context.apps.map((app) => app.counters()))).reduce((s, c) => s + c.cpuMicros, 0);
+  const used = coresBetween(before, await counters(context));
   const ids = idsOf(offered);
   const cutShort = offered.length < Math.round(rate * STEP_SECONDS);
   await monitor.untilFinished(ids, `${mode} at ${rate}/s`, 180_000);
@@ -313,12 +361,12 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
     finishedPerSecond,
     throughput,
     p99,
-    appCpu: (cpuAfter - cpuBefore) / 1_000 / (offerEnded - started),
+    cores: used,
   };
   phase(
     `${mode}: ${rate}/s ${step.sustained ? 'sustained' : 'NOT sustained'} (${why}; ` +
-      `${finishedPerSecond.toFixed(1)}/s finished meanwhile, all ${finished.length} at ${throughput.toFixed(1)}/s, ` +
-      `app ${(step.appCpu * 100).toFixed(0)}% of a core)`,
+      `${finishedPerSecond.toFixed(1)}/s finished meanwhile, all ${finished.length} at ${throughput.toFixed(1)}/s; ` +
+      `${describeCores(used)})`,
   );
   return step;
 }
@@ -367,8 +415,19 @@ interface ModeReport {
     connections: number;
     files: string[];
   };
-  ceiling: ReplayResult & { checkoutsPerSecond: number };
+  ceiling: ReplayResult & {
+    checkoutsPerSecond: number;
+    /** CPU a checkout copy cost Postgres, and the replay's client, in ms. */
+    pgCpuMs: number;
+    clientCpuMs: number;
+    cores: Pick<Cores, 'postgres' | 'load' | 'machine'>;
+  };
   ratioToCeiling: number;
+  /**
+   * The checkouts a second that this machine's cores allow at what one costs all its parts at
+   * half the highest rate (app, Postgres, Redis, load generator): how near the rate is to full cores.
+   */
+  machineBound: number;
 }
 
 async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
@@ -438,6 +497,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
     phase(`${mode}: stopping the app`);
     await Promise.all(apps.map((app) => app.stop()));
     const recording = readRecording(files);
+    const cpuBefore = { at: Date.now(), cpu: await cpuTimes(redis) };
     const result = await replay(
       BENCH_DATABASE_URL,
       recording,
@@ -446,9 +506,26 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       new Set(load.buyerIds()),
       { client: { prepareStatements: appEnvOverrides().DATABASE_PREPARED_STATEMENTS !== 'false' } },
     );
-    const ceiling = { ...result, checkoutsPerSecond: result.copiesPerSecond * recordedIds.length };
+    const cpuAfter = { at: Date.now(), cpu: await cpuTimes(redis) };
+    const checkoutsPerSecond = result.copiesPerSecond * recordedIds.length;
+    const replayedMs = cpuAfter.at - cpuBefore.at;
+    const perCheckout = (part: keyof CpuTimes) =>
+      (cpuAfter.cpu[part] - cpuBefore.cpu[part]) / ((checkoutsPerSecond * replayedMs) / 1_000);
+    const ceiling = {
+      ...result,
+      checkoutsPerSecond,
+      pgCpuMs: perCheckout('postgres'),
+      clientCpuMs: perCheckout('load'),
+      cores: {
+        postgres: (cpuAfter.cpu.postgres - cpuBefore.cpu.postgres) / replayedMs,
+        load: (cpuAfter.cpu.load - cpuBefore.cpu.load) / replayedMs,
+        machine: (cpuAfter.cpu.machine - cpuBefore.cpu.machine) / replayedMs,
+      },
+    };
     phase(
-      `${mode}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s` +
+      `${mode}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s, ` +
+        `Postgres ${ceiling.pgCpuMs.toFixed(1)} ms of CPU a checkout (${percentOfCore(ceiling.cores.postgres)} of a core), ` +
+        `the replay's client ${ceiling.clientCpuMs.toFixed(1)} ms` +
         (result.retries > 0 ? `, ${result.retries} transactions retried after a deadlock` : '') +
         (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
     );
@@ -474,6 +551,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       },
       ceiling,
       ratioToCeiling: highestSustained / ceiling.checkoutsPerSecond,
+      machineBound: (cores * 1_000) / half.perCheckout.machineCpuMs,
     };
   } catch (error) {
     for (const [i, app] of apps.entries()) console.error(`app ${i + 1}, last lines:\n${app.tail()}`);
@@ -491,6 +569,7 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
     rows.push([label, ...modes.map((m) => value(reports[m]))]);
   const n = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
   const times = (w: WindowReport) => `${n(w.p50)} / ${n(w.p95)} / ${n(w.p99)} ms`;
+  const coresRow = (c: Cores) => [c.app, c.postgres, c.redis, c.load, c.machine].map((v) => n(v, 2)).join(' / ');
   const costRow = (w: WindowReport, pick: (c: Costs) => number[]) =>
     pick(w.perCheckout)
       .map((v) => n(v, 1))
@@ -520,11 +599,22 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
     add(`per checkout (${label}): Redis commands sent / round trips / run`, (r) =>
       costRow(pick(r), (c) => [c.redisCommands, c.redisRoundTrips, c.redisExecuted]),
     );
-    add(
-      `per checkout (${label}): app CPU ms; the app's CPU, in cores`,
-      (r) => `${n(pick(r).perCheckout.cpuMs, 1)} ms; ${n(pick(r).appCpu, 2)}`,
+    add(`per checkout (${label}): CPU ms, app / Postgres / Redis / load / machine`, (r) =>
+      costRow(pick(r), (c) => [c.cpuMs, c.pgCpuMs, c.redisCpuMs, c.loadCpuMs, c.machineCpuMs]),
     );
+    add(`cores in use (${label}): app / Postgres / Redis / load / machine`, (r) => coresRow(pick(r).cores));
   }
+  add('cores in use at the highest sustained rate', (r) => {
+    const step = r.steps.find((s) => s.sustained && s.rate === r.highestSustained);
+    return step ? coresRow(step.cores) : '-';
+  });
+  add(
+    `the machine's bound: ${cores} cores / machine CPU a checkout (half)`,
+    (r) => `${n(r.machineBound)}/s (${n(r.half.perCheckout.machineCpuMs, 1)} ms)`,
+  );
+  add('ceiling: CPU ms a checkout, Postgres / the replay client', (r) =>
+    [r.ceiling.pgCpuMs, r.ceiling.clientCpuMs].map((v) => n(v, 1)).join(' / '),
+  );
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(
     `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
