@@ -34,6 +34,7 @@ const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 5);
 const RECORD_SECONDS = Number(process.env.BENCH_RECORD_SECONDS ?? 4);
 const REPLAY_SECONDS = Number(process.env.BENCH_REPLAY_SECONDS ?? 10);
 const WITH_PEER = process.env.BENCH_CHECKOUT_PEER !== 'false';
+const VACUUM_SECONDS = Number(process.env.BENCH_VACUUM_SECONDS ?? 10);
 /** A step is sustained when its p99 stays within this and no backlog builds up. */
 const P99_LIMIT_MS = 1_000;
 /** More than this many seconds' worth of checkouts unfinished during a step: it cannot keep up. */
@@ -98,6 +99,69 @@ class Monitor {
 
   end(): Promise<void> {
     return this.client.end();
+  }
+}
+
+/**
+ * Autovacuum's part, where the server has it off (a test machine's setting; Postgres's default is
+ * on): `VACUUM (ANALYZE)` of the bench database every VACUUM_SECONDS, as an autovacuum set for
+ * queue-like tables would do. Without it the outbox's and the read model's dead rows pile up for
+ * the whole run, and the plans that prepared statements keep, made while the tables were empty,
+ * are never made again (only ANALYZE does that): each checkout then costs Postgres more than the
+ * one before, which no user with autovacuum on sees. Its CPU counts as Postgres's.
+ */
+class VacuumStandIn {
+  vacuums = 0;
+  ms = 0;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private held = false;
+
+  private constructor(private readonly client: Client) {}
+
+  /** Starts one when the server does not vacuum on its own and VACUUM_SECONDS is not 0. */
+  static async start(): Promise<VacuumStandIn | undefined> {
+    if (VACUUM_SECONDS <= 0) return undefined;
+    const client = new Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    const { rows } = await client.query<{ autovacuum: string }>('SHOW autovacuum');
+    if (rows[0].autovacuum === 'on') {
+      await client.end();
+      return undefined;
+    }
+    const standIn = new VacuumStandIn(client);
+    standIn.timer = setInterval(() => {
+      if (!standIn.held) standIn.running ??= standIn.vacuum().finally(() => (standIn.running = undefined));
+    }, VACUUM_SECONDS * 1_000);
+    return standIn;
+  }
+
+  private async vacuum(): Promise<void> {
+    const started = Date.now();
+    await this.client.query('VACUUM (ANALYZE)').catch(() => undefined);
+    this.vacuums += 1;
+    this.ms += Date.now() - started;
+  }
+
+  /**
+   * Runs `work` with no VACUUM under way: the idle app's window, whose costs are taken off every
+   * window after it. A VACUUM there would be charged to no checkout; in a window it is charged to
+   * the checkouts whose dead rows it clears, as autovacuum's work would be.
+   */
+  async without<T>(work: () => Promise<T>): Promise<T> {
+    this.held = true;
+    try {
+      await this.running;
+      return await work();
+    } finally {
+      this.held = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await this.client.end();
   }
 }
 
@@ -401,6 +465,8 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
 }
 
 interface ModeReport {
+  /** Where the server does not vacuum on its own: the bench's VACUUMs, how many and how long in all. */
+  vacuums?: { everySeconds: number; count: number; ms: number };
   light: WindowReport;
   steps: Step[];
   highestSustained: number;
@@ -424,8 +490,9 @@ interface ModeReport {
   };
   ratioToCeiling: number;
   /**
-   * The checkouts a second that this machine's cores allow at what one costs all its parts at
-   * half the highest rate (app, Postgres, Redis, load generator): how near the rate is to full cores.
+   * The checkouts a second at which this machine's cores would all be busy, at what one cost the
+   * whole machine (app, Postgres, Redis, load generator) at the highest rate sustained: near that
+   * rate, the cores are what stop it.
    */
   machineBound: number;
 }
@@ -448,6 +515,9 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
   const apps = [await ProbedApp.start(env)];
   for (let i = 1; i < PROCESSES; i += 1) apps.push(await ProbedApp.start(env));
   const monitor = await Monitor.connect();
+  const vacuum = await VacuumStandIn.start();
+  if (vacuum)
+    phase(`${mode}: the server's autovacuum is off: the bench vacuums its database every ${VACUUM_SECONDS} s`);
   const load = new CheckoutLoad(
     apps.map((app) => app.url),
     ADMIN_TOKEN,
@@ -460,11 +530,14 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
     await monitor.untilFinished(idsOf(await load.offer(mode, LIGHT_RATE, 3)), `${mode} warm-up`);
 
     phase(`${mode}: what the idle app does on its own, 2 s`);
-    await statsSettle();
-    const idleFrom = await counters(context);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const idleTo = await counters(context);
-    context.idle = costs(idleFrom, idleTo, idleTo.at - idleFrom.at);
+    const idleWindow = async () => {
+      await statsSettle();
+      const idleFrom = await counters(context);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const idleTo = await counters(context);
+      return costs(idleFrom, idleTo, idleTo.at - idleFrom.at);
+    };
+    context.idle = vacuum ? await vacuum.without(idleWindow) : await idleWindow();
 
     const light = await measureWindow(context, LIGHT_RATE, 'light load');
     phase(`${mode}: ramp from ${RAMP_FROM}/s, x${RAMP_FACTOR} every ${STEP_SECONDS} s until it cannot keep up`);
@@ -511,6 +584,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
     const replayedMs = cpuAfter.at - cpuBefore.at;
     const perCheckout = (part: keyof CpuTimes) =>
       (cpuAfter.cpu[part] - cpuBefore.cpu[part]) / ((checkoutsPerSecond * replayedMs) / 1_000);
+    if (vacuum) phase(`${mode}: ${vacuum.vacuums} vacuums, ${vacuum.ms} ms in all`);
     const ceiling = {
       ...result,
       checkoutsPerSecond,
@@ -530,6 +604,7 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
         (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
     );
     return {
+      vacuums: vacuum && { everySeconds: VACUUM_SECONDS, count: vacuum.vacuums, ms: vacuum.ms },
       light,
       steps,
       highestSustained,
@@ -551,12 +626,13 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       },
       ceiling,
       ratioToCeiling: highestSustained / ceiling.checkoutsPerSecond,
-      machineBound: (cores * 1_000) / half.perCheckout.machineCpuMs,
+      machineBound: highest ? (highest.rate * cores) / highest.cores.machine : NaN,
     };
   } catch (error) {
     for (const [i, app] of apps.entries()) console.error(`app ${i + 1}, last lines:\n${app.tail()}`);
     throw error;
   } finally {
+    await vacuum?.stop();
     await monitor.end();
     await Promise.all(apps.map((app) => app.stop()));
   }
@@ -574,6 +650,9 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
     pick(w.perCheckout)
       .map((v) => n(v, 1))
       .join(' / ');
+  add('VACUUM (ANALYZE) by the bench (the server has autovacuum off)', (r) =>
+    r.vacuums ? `every ${r.vacuums.everySeconds} s: ${r.vacuums.count}, ${r.vacuums.ms} ms` : 'no',
+  );
   add('highest sustained rate (p99 <= 1 s, no backlog)', (r) => `${r.highestSustained}/s`);
   add('first rate not sustained: finished/s meanwhile; all of it', (r) => {
     const step = r.firstNotSustained;
@@ -608,9 +687,10 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
     const step = r.steps.find((s) => s.sustained && s.rate === r.highestSustained);
     return step ? coresRow(step.cores) : '-';
   });
-  add(
-    `the machine's bound: ${cores} cores / machine CPU a checkout (half)`,
-    (r) => `${n(r.machineBound)}/s (${n(r.half.perCheckout.machineCpuMs, 1)} ms)`,
+  add(`the machine's bound: the rate at which its ${cores} cores would be full`, (r) =>
+    Number.isFinite(r.machineBound)
+      ? `${n(r.machineBound)}/s (${n((cores * 1_000) / r.machineBound, 1)} ms a checkout)`
+      : '-',
   );
   add('ceiling: CPU ms a checkout, Postgres / the replay client', (r) =>
     [r.ceiling.pgCpuMs, r.ceiling.clientCpuMs].map((v) => n(v, 1)).join(' / '),
@@ -665,6 +745,7 @@ export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
       windowSeconds: WINDOW_SECONDS,
       ramp: { from: RAMP_FROM, factor: RAMP_FACTOR, stepSeconds: STEP_SECONDS, refine: REFINE_STEPS },
       appEnv: appEnvOverrides(),
+      vacuumSeconds: VACUUM_SECONDS,
     },
     modes: reports,
     peer,
