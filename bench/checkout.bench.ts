@@ -638,7 +638,11 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
   }
 }
 
-function print(reports: Record<string, ModeReport>, started: ReturnType<typeof machine>): void {
+function print(
+  reports: Record<string, ModeReport>,
+  started: ReturnType<typeof machine>,
+  ended: ReturnType<typeof machine>,
+): void {
   const modes = Object.keys(reports);
   const rows: string[][] = [['', ...modes]];
   const add = (label: string, value: (r: ModeReport) => string) =>
@@ -699,7 +703,8 @@ function print(reports: Record<string, ModeReport>, started: ReturnType<typeof m
   console.log(
     `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
       `machine: ${started.cpus} x ${started.cpuModel}, ${started.memoryGb} GB, Node ${started.node}; ` +
-      `load average ${started.loadAverage.join(' ')} at the start, ${machine().loadAverage.join(' ')} at the end\n`,
+      `load average ${started.loadAverage.join(' ')} at the start, ${ended.loadAverage.join(' ')} at the end; ` +
+      `a fixed workload (bench-env's speedProbeMs) ${started.speedProbeMs} ms at the start, ${ended.speedProbeMs} ms at the end\n`,
   );
   for (const row of rows)
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
@@ -733,11 +738,13 @@ export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
   } finally {
     await redis.stop();
   }
-  print(reports, started);
+  const ended = machine();
+  print(reports, started, ended);
   const peer = WITH_PEER ? await peerBenchmark() : undefined;
   return {
     machine: started,
-    loadAverageAtEnd: machine().loadAverage,
+    loadAverageAtEnd: ended.loadAverage,
+    speedProbeMsAtEnd: ended.speedProbeMs,
     settings: {
       mix: MIX_TEXT,
       processes: PROCESSES,
