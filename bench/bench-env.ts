@@ -98,7 +98,6 @@ export async function until(
   }
 }
 
-/** Figures mean little without the machine they were measured on, and how busy it was. */
 /**
  * How long a fixed piece of work like the app's takes on this machine now (JSON of 20,000
  * message-sized objects, best of three, one core): the same code on the development machine runs
@@ -123,6 +122,7 @@ export function speedProbeMs(): number {
   return Math.round(best * 10) / 10;
 }
 
+/** Figures mean little without the machine they were measured on, and how busy it was. */
 export function machine() {
   const cpus = os.cpus();
   return {
