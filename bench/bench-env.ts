@@ -74,7 +74,8 @@ export async function cleanRedis(): Promise<void> {
   const redis = new IORedis(BENCH_REDIS_URL);
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${benchPrefix}*`, 'COUNT', 1000);
+    // The app's queues start with their hash tag, `{<prefix>:<queue>}`; the raw bench's with the prefix.
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `*${benchPrefix}*`, 'COUNT', 1000);
     if (keys.length > 0) await redis.unlink(...keys);
     cursor = next;
   } while (cursor !== '0');

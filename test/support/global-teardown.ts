@@ -25,7 +25,8 @@ export default async function globalTeardown(): Promise<void> {
   try {
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `t${runId()}*`, 'COUNT', 1000);
+      // A queue's keys start with its hash tag, `{<prefix>:<queue>}`.
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `{t${runId()}*`, 'COUNT', 1000);
       if (keys.length > 0) await redis.unlink(...keys);
       cursor = next;
     } while (cursor !== '0');

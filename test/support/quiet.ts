@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
+import { queuePrefixOf } from '../../src/infra/outbox/queue-prefix';
 import { eventually } from './eventually';
 import type { TestDatabase } from './test-database';
 import { TEST_REDIS_URL } from './test-env';
@@ -20,6 +21,8 @@ export interface QuietOptions {
   timeoutMs?: number;
   /** Redis, when the system's is not the tests' shared one (a private redis-server). */
   redisUrl?: string;
+  /** A Redis Cluster's or Sentinel's client, when the system uses one (wins over redisUrl). */
+  connect?: () => Redis | Cluster;
   /**
    * How long it must stay quiet besides being seen so twice: at least the redelivery age plus a
    * sweep, where the apps keep their default ages, so that a job the sweep would push again shows up.
@@ -39,11 +42,11 @@ const BUSY_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-chi
  */
 export async function quiet(
   target: QuietTarget,
-  { timeoutMs = 30_000, redisUrl, stableForMs = 0 }: QuietOptions = {},
+  { timeoutMs = 30_000, redisUrl, connect, stableForMs = 0 }: QuietOptions = {},
 ): Promise<void> {
   let quietSince: number | undefined;
   let quietBefore = false;
-  await withQueues(redisUrl, async (redis, queues) => {
+  await withQueues(connect ?? (() => plainRedis(redisUrl)), async (redis, queues) => {
     await eventually(
       async () => {
         const busy = await busyness(target, redis, queues);
@@ -59,15 +62,21 @@ export async function quiet(
 }
 
 /** What is still going on, once: empty when nothing is (for a report when quiet never came). */
-export function stillBusy(target: QuietTarget, { redisUrl }: Pick<QuietOptions, 'redisUrl'> = {}): Promise<string[]> {
-  return withQueues(redisUrl, (redis, queues) => busyness(target, redis, queues));
+export function stillBusy(
+  target: QuietTarget,
+  { redisUrl, connect }: Pick<QuietOptions, 'redisUrl' | 'connect'> = {},
+): Promise<string[]> {
+  return withQueues(connect ?? (() => plainRedis(redisUrl)), (redis, queues) => busyness(target, redis, queues));
 }
 
+const plainRedis = (redisUrl: string | undefined) =>
+  new Redis(redisUrl ?? TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
+
 async function withQueues<T>(
-  redisUrl: string | undefined,
-  work: (redis: Redis, queues: Map<string, Queue>) => Promise<T>,
+  connect: () => Redis | Cluster,
+  work: (redis: Redis | Cluster, queues: Map<string, Queue>) => Promise<T>,
 ): Promise<T> {
-  const redis = new Redis(redisUrl ?? TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true });
+  const redis = connect();
   redis.on('error', () => undefined); // a Redis being restarted by the test: the next check tries again
   const queues = new Map<string, Queue>();
   try {
@@ -79,7 +88,7 @@ async function withQueues<T>(
 }
 
 /** What is still going on: empty when nothing is. */
-async function busyness(target: QuietTarget, redis: Redis, queues: Map<string, Queue>): Promise<string[]> {
+async function busyness(target: QuietTarget, redis: Redis | Cluster, queues: Map<string, Queue>): Promise<string[]> {
   const [outbox] = await target.database.query<{ unpublished: number; undelivered: number }>(
     `SELECT count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished,
             count(*) FILTER (WHERE delivered_at IS NULL)::int AS undelivered
@@ -90,7 +99,9 @@ async function busyness(target: QuietTarget, redis: Redis, queues: Map<string, Q
   if (outbox.undelivered > 0) busy.push(`${outbox.undelivered} message(s) not yet judged delivered`);
 
   for (const name of await queueNames(redis, target.queuePrefix)) {
-    if (!queues.has(name)) queues.set(name, new Queue(name, { connection: redis, prefix: target.queuePrefix }));
+    if (!queues.has(name)) {
+      queues.set(name, new Queue(name, { connection: redis, prefix: queuePrefixOf(target.queuePrefix, name) }));
+    }
     const queue = queues.get(name)!;
     const counts = await queue.getJobCounts(...BUSY_STATES);
     const pending = Object.entries(counts).filter(([, n]) => n > 0);
@@ -104,14 +115,20 @@ async function busyness(target: QuietTarget, redis: Redis, queues: Map<string, Q
   return busy;
 }
 
-/** The queues that exist under a prefix: each BullMQ queue keeps a `<prefix>:<name>:meta` hash. */
-async function queueNames(redis: Redis, prefix: string): Promise<string[]> {
+/**
+ * The queues that exist under a deployment's prefix: each BullMQ queue keeps a `{<prefix>:<name>}:<name>:meta`
+ * hash. On a Redis Cluster, on each of its masters.
+ */
+async function queueNames(redis: Redis | Cluster, prefix: string): Promise<string[]> {
   const names = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*:meta`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of keys) names.add(key.slice(prefix.length + 1, -':meta'.length));
-  } while (cursor !== '0');
+  const head = `{${prefix}:`;
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${head}*}:*:meta`, 'COUNT', 1000);
+      cursor = next;
+      for (const key of keys) names.add(key.slice(head.length, key.indexOf('}')));
+    } while (cursor !== '0');
+  }
   return [...names];
 }

@@ -52,9 +52,10 @@ describe('Two deployments on one Redis', () => {
     }
     const prefixes = apps.map((app) => app.get(OutboxQueues).prefix);
     expect(prefixes[0]).not.toEqual(prefixes[1]);
-    // A hash tag, so that a queue's keys share one slot on a Redis Cluster.
-    for (const prefix of prefixes) expect(prefix).toMatch(/^\{[^{}]+\}$/);
-    expect(await redis.command((client) => client.keys(`${prefixes[0]}:ledger:*`))).not.toEqual([]);
+    // Each queue's keys carry a hash tag of their own: one slot per queue and deployment on a Redis Cluster.
+    const ledgerKeys = await redis.command((client) => client.keys(`{${prefixes[0]}:ledger}:ledger:*`));
+    expect(ledgerKeys).not.toEqual([]);
+    expect(await redis.command((client) => client.keys(`{${prefixes[0]}:audit}:audit:*`))).not.toEqual([]);
   });
 
   it('when a worker receives a job whose message is not in its outbox, then it refuses it loudly and leaves it', async () => {

@@ -89,7 +89,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   private startWorker(queue: string): void {
     const worker = new Worker<OutboxJob>(queue, (job, token) => this.process(job, token), {
       connection: this.redis.open(`worker:${queue}`, 'blocking'),
-      prefix: this.queuePrefix.value,
+      prefix: this.queuePrefix.of(queue),
       concurrency: this.config.workerConcurrency,
       autorun: false,
       // After losing Redis, look again within a second rather than BullMQ's default 15.

@@ -54,7 +54,7 @@ export class OutboxQueues implements OnApplicationShutdown {
     if (!queue) {
       queue = new Queue<OutboxJob>(name, {
         connection: this.redis.open(`queue:${name}`, 'command'),
-        prefix: this.prefix,
+        prefix: this.queuePrefix.of(name),
       });
       queue.on('error', (error) => this.logger.debug(`queue ${name}: ${error.message}`));
       this.queues.set(name, queue);

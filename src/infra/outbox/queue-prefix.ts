@@ -7,12 +7,20 @@ import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
 
 /**
- * The prefix of every BullMQ key of this deployment. QUEUE_PREFIX when set; otherwise derived
- * from the database (its name and the id its outbox was created with), so that two deployments
- * sharing a Redis with the default settings never take each other's jobs. The default is a
- * Redis Cluster hash tag, `{...}`: BullMQ's scripts touch several keys of a queue at once, and
- * these must share a slot.
+ * The deployment's name in every BullMQ key. QUEUE_PREFIX when set; otherwise derived from the
+ * database (its name and the id its outbox was created with), so that two deployments sharing a
+ * Redis with the default settings never take each other's jobs.
+ *
+ * Each queue's keys carry a hash tag of their own, `{<deployment>:<queue>}` (see `of`): BullMQ's
+ * scripts touch several keys of one queue at once, so these must share a Redis Cluster slot, while
+ * different queues hash to different slots and so spread over a cluster's masters.
  */
+/**
+ * A queue's BullMQ prefix: `{<deployment>:<queue>}`, so its keys read `{d:q}:q:wait` and so on.
+ * Redis Cluster hashes only what is inside the first braces: one slot per queue and deployment.
+ */
+export const queuePrefixOf = (deployment: string, queue: string): string => `{${deployment}:${queue}}`;
+
 @Injectable()
 export class QueuePrefix implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('QueuePrefix');
@@ -31,10 +39,15 @@ export class QueuePrefix implements OnApplicationBootstrap, OnApplicationShutdow
     if (redis.queuePrefix) this.settle(redis.queuePrefix);
   }
 
-  /** The prefix; throws while it is not known yet (the database has not answered). */
+  /** The deployment's part of the prefix; throws while it is not known yet (the database has not answered). */
   get value(): string {
     if (this.current === undefined) throw new Error('The queue prefix is not known before the database answers');
     return this.current;
+  }
+
+  /** The BullMQ prefix of one queue: its own hash tag. Throws while the deployment's part is not known. */
+  of(queue: string): string {
+    return queuePrefixOf(this.value, queue);
   }
 
   onApplicationBootstrap(): void {
@@ -51,7 +64,7 @@ export class QueuePrefix implements OnApplicationBootstrap, OnApplicationShutdow
         const [row] = await this.dataSource.query<Array<{ name: string; id: string }>>(
           `SELECT current_database() AS name, id FROM outbox.deployment`,
         );
-        this.settle(`{${row.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}:${row.id.slice(0, 8)}}`);
+        this.settle(`${row.name.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}:${row.id.slice(0, 8)}`);
         this.logger.log(`Queue prefix ${this.value}, from the database (QUEUE_PREFIX is not set)`);
         return;
       } catch (error) {
