@@ -11,6 +11,8 @@ module.exports = {
     '<rootDir>/test/**/*.int-spec.ts',
     '<rootDir>/test/**/*.e2e-spec.ts',
     '<rootDir>/test/exercises/**/*.spec.ts',
+    // Checks of the repository itself that boot nothing, such as the documentation's links.
+    '<rootDir>/test/docs/**/*.spec.ts',
   ],
   transform: { '^.+\\.(ts|js|mjs)$': '<rootDir>/test/support/jest-transformer.js' },
   // ES-module packages must be compiled too; the transformer leaves CommonJS ones as they are.

@@ -250,7 +250,7 @@ function print(reports: Record<Mode, ModeReport>): void {
   const add = (label: string, value: (r: ModeReport) => string) =>
     rows.push([label, ...MODES.map((m) => value(reports[m]))]);
   const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
-  // The business checkouts and the fault scenarios apart: the README's table counts them so.
+  // The business checkouts and the fault scenarios apart: docs/performance.md's table counts them so.
   const tally = (counts: Record<string, number>) =>
     [...FINAL, 'PENDING']
       .filter((status) => counts[status])

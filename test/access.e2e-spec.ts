@@ -75,7 +75,7 @@ const TABLES = [
 ];
 
 /**
- * Who may call what (README, "Who may see what"): every route of the OpenAPI document, called by
+ * Who may call what (docs/http-api.md, "Who may see what"): every route of the OpenAPI document, called by
  * each kind of caller. Only the api role runs, so nothing in the background writes meanwhile and
  * a refused call can be shown to have written nothing.
  */

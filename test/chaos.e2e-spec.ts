@@ -9,7 +9,7 @@ import { TestDatabase } from './support/test-database';
  * connections are cut. Once quiet, every accepted checkout has its scenario's status, the
  * invariant checker finds nothing, and the SMTP server got one email per COMPLETED checkout (a
  * second copy of it, with its Message-ID, only where a kill or a cut caught its commit: at most
- * one a fault; README, "What is not promised").
+ * one a fault; docs/guarantees.md, "What is not promised").
  */
 describe('Chaos', () => {
   let database: TestDatabase;

@@ -57,7 +57,7 @@ export interface ChaosSummary {
   /**
    * Second copies of an email, with its Message-ID: a kill or a cut connection between the
    * hand-over to SMTP and the commit sends it again, the one thing the product does not promise
-   * (README, "What is not promised"); at most one a kill or cut (`resentAllowed`).
+   * (docs/guarantees.md, "What is not promised"); at most one a kill or cut (`resentAllowed`).
    */
   resent: Array<{ to: string; messageId: string; copies: number }>;
   resentAllowed: number;
