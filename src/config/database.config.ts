@@ -15,7 +15,7 @@ class DatabaseEnv {
   @IsInt() @Min(0) @Max(600_000) DATABASE_LOCK_TIMEOUT_MS: number = 5_000;
   /** How long one statement of the app may run (0: as long as it takes). */
   @IsInt() @Min(0) @Max(600_000) DATABASE_STATEMENT_TIMEOUT_MS: number = 15_000;
-  /** Prepare each statement once per connection (false behind a pooler that moves sessions, ADR 0054). */
+  /** Prepare each statement once per connection (false behind a pooler that moves sessions, ADR 0062). */
   @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) DATABASE_PREPARED_STATEMENTS: boolean = true;
 }
 
