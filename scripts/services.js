@@ -1,5 +1,6 @@
-// Makes sure Postgres and Redis answer where the tests look for them, starting them with docker
-// compose when they do not and Docker is there; without either it exits within seconds and says
+// Makes sure Postgres and Redis answer where the tests look for them, starting compose's test
+// services (the `test` profile) when they do not and Docker is there; without either it exits
+// within seconds and says
 // what to start. Used by `npm test` and `npm run exercise`.
 'use strict';
 const { spawnSync } = require('node:child_process');
@@ -10,11 +11,11 @@ const root = path.resolve(__dirname, '..');
 const services = [
   {
     name: 'Postgres',
-    service: 'postgres',
+    service: 'test-postgres',
     url: process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/checkout_test',
     port: 5432,
   },
-  { name: 'Redis', service: 'redis', url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', port: 6379 },
+  { name: 'Redis', service: 'test-redis', url: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379', port: 6379 },
 ];
 
 function answers({ url, port }, timeoutMs = 1000) {
@@ -48,11 +49,17 @@ async function ensureServices() {
     );
     process.exit(1);
   }
-  console.error(`${names} not answering: starting with docker compose`);
-  const up = spawnSync('docker', ['compose', 'up', '--detach', '--wait', ...missing.map((s) => s.service)], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  console.error(`${names} not answering: starting compose's test services`);
+  // The `test` profile's throwaway servers: compose's own Postgres and Redis have passwords of
+  // their own and are not published on the host.
+  const up = spawnSync(
+    'docker',
+    ['compose', '--profile', 'test', 'up', '--detach', '--wait', ...missing.map((s) => s.service)],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   if (up.status !== 0) process.exit(up.status ?? 1);
   for (const service of missing) {
     if (!(await answers(service, 5000))) {

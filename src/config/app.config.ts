@@ -1,17 +1,7 @@
 import { ConfigType, registerAs } from '@nestjs/config';
-import {
-  ArrayMinSize,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-} from 'class-validator';
-import { EnvBoolean, EnvList, readEnv } from './env';
+import { ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { EnvBoolean, EnvList, InvalidEnvironmentError, readEnv } from './env';
+import { isProduction, publishedSecretProblem } from './published-secrets';
 
 export const APP_ROLES = ['api', 'relay', 'worker', 'orchestrator'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
@@ -24,9 +14,10 @@ class AppEnv {
   @ArrayMinSize(1, { message: 'must name at least one role' })
   @IsIn(APP_ROLES, { each: true, message: `must be a comma-separated list of ${APP_ROLES.join(', ')}` })
   APP_ROLES: string[] = [...APP_ROLES];
+  /** Unset: no operator surface (404). `generate`: the deployment's own, made once (OperatorToken). */
   @IsOptional()
   @IsString()
-  @MinLength(16, { message: 'must be at least 16 characters' })
+  @Matches(/^(generate|[\s\S]{16,})$/, { message: 'must be generate, or a token of at least 16 characters' })
   ADMIN_TOKEN?: string = undefined;
   @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) FAULT_INJECTION: boolean = false;
   @Matches(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 100kb or 1mb' }) HTTP_BODY_LIMIT: string = '100kb';
@@ -34,12 +25,31 @@ class AppEnv {
   @IsInt() @Min(0) @Max(120_000) SHUTDOWN_GRACE_MS: number = 10_000;
 }
 
+/** ADMIN_TOKEN's value that asks the app for an operator token of the deployment's own (ADR 0056). */
+export const GENERATED_ADMIN_TOKEN = 'generate';
+
+/** The operator's token: none (no operator surface), the deployment's made one, or the one configured. */
+export type AdminTokenSetting = { kind: 'none' } | { kind: 'generated' } | { kind: 'configured'; token: string };
+
 export const appConfig = registerAs('app', () => {
   const env = readEnv(AppEnv);
+  const generated = env.ADMIN_TOKEN === GENERATED_ADMIN_TOKEN;
+  const problems = [
+    publishedSecretProblem('ADMIN_TOKEN', env.ADMIN_TOKEN),
+    env.FAULT_INJECTION && isProduction()
+      ? 'FAULT_INJECTION: must not be true when NODE_ENV is production (a rule may crash the process); start a lab with NODE_ENV=development'
+      : undefined,
+  ].filter((problem) => problem !== undefined);
+  if (problems.length > 0) throw new InvalidEnvironmentError(problems);
+  const adminToken: AdminTokenSetting = generated
+    ? { kind: 'generated' }
+    : env.ADMIN_TOKEN
+      ? { kind: 'configured', token: env.ADMIN_TOKEN }
+      : { kind: 'none' };
   return {
     port: env.PORT,
     roles: new Set(env.APP_ROLES as AppRole[]),
-    adminToken: env.ADMIN_TOKEN,
+    adminToken,
     faultInjection: env.FAULT_INJECTION,
     httpBodyLimit: env.HTTP_BODY_LIMIT,
     logLevel: env.LOG_LEVEL as (typeof LOG_LEVELS)[number],

@@ -1,4 +1,7 @@
-import { IsBoolean, IsIn, IsInt, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { EnvBoolean, EnvList, InvalidEnvironmentError, readEnv } from './env';
 
 class ExampleEnv {
@@ -6,6 +9,16 @@ class ExampleEnv {
   @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) VERBOSE: boolean = false;
   @EnvList() @IsIn(['a', 'b'], { each: true }) LETTERS: string[] = ['a'];
 }
+
+class SecretEnv {
+  @IsOptional() @IsString() PASSWORD?: string = undefined;
+}
+
+const fileWith = (content: string): string => {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'env-')), 'secret');
+  writeFileSync(file, content);
+  return file;
+};
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -45,5 +58,21 @@ describe('readEnv', () => {
 
   it('when a variable is not declared, then it is ignored', () => {
     expect(readEnv(ExampleEnv, { SOMETHING_ELSE: 'x' })).toEqual({ WORKERS: 4, VERBOSE: false, LETTERS: ['a'] });
+  });
+
+  it('when NAME_FILE names a file, then its content, without its last line break, is the value', () => {
+    expect(readEnv(SecretEnv, { PASSWORD_FILE: fileWith('s3cret value\n') })).toEqual({ PASSWORD: 's3cret value' });
+  });
+
+  it('when both NAME and NAME_FILE are set, then the app refuses to start, naming both', () => {
+    expect(() => readEnv(SecretEnv, { PASSWORD: 'a', PASSWORD_FILE: fileWith('b') })).toThrow(
+      'PASSWORD: set either PASSWORD or PASSWORD_FILE, not both',
+    );
+  });
+
+  it('when NAME_FILE names a file that cannot be read, then the problem names the variable and the file', () => {
+    expect(() => readEnv(SecretEnv, { PASSWORD_FILE: '/nonexistent/secret' })).toThrow(
+      'PASSWORD_FILE: cannot read /nonexistent/secret (ENOENT)',
+    );
   });
 });

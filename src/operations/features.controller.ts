@@ -4,7 +4,10 @@ import { appConfig, type AppConfig } from '../config/app.config';
 import { Public } from '../infra/auth/access';
 
 class Features {
-  @ApiProperty({ description: 'ADMIN_TOKEN is set: the /admin routes exist (and need it)' }) admin!: boolean;
+  @ApiProperty({
+    description: 'ADMIN_TOKEN is set (a token, or generate): the /admin routes exist (and need the token)',
+  })
+  admin!: boolean;
   @ApiProperty({ description: 'FAULT_INJECTION=true: /admin/faults exists' }) faultInjection!: boolean;
 }
 
@@ -21,6 +24,6 @@ export class FeaturesController {
   @Get()
   @ApiOkResponse({ type: Features })
   features(): Features {
-    return { admin: Boolean(this.config.adminToken), faultInjection: this.config.faultInjection };
+    return { admin: this.config.adminToken.kind !== 'none', faultInjection: this.config.faultInjection };
   }
 }

@@ -28,7 +28,7 @@ export const QUEUE_BOARD_PATH = '/admin/queues';
 class AdminOnlyMiddleware implements NestMiddleware {
   constructor(private readonly guard: AdminGuard) {}
 
-  use(request: Request, response: Response, next: NextFunction): void {
+  async use(request: Request, response: Response, next: NextFunction): Promise<void> {
     const [scheme = '', credentials = ''] = (request.headers.authorization ?? '').split(' ');
     const token =
       scheme.toLowerCase() === 'bearer'
@@ -37,7 +37,7 @@ class AdminOnlyMiddleware implements NestMiddleware {
           ? Buffer.from(credentials, 'base64').toString('utf8').split(':').slice(1).join(':')
           : undefined;
     try {
-      this.guard.authorize(token);
+      await this.guard.authorize(token);
     } catch (error) {
       if (error instanceof UnauthorizedException) {
         response.setHeader('WWW-Authenticate', 'Basic realm="queues", charset="UTF-8"');

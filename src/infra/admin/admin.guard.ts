@@ -3,7 +3,6 @@ import {
   SetMetadata,
   type CanActivate,
   type ExecutionContext,
-  Inject,
   Injectable,
   NotFoundException,
   UnauthorizedException,
@@ -11,44 +10,27 @@ import {
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { appConfig, type AppConfig } from '../../config/app.config';
 import { ACCESS, type Access } from '../auth/access';
-
-const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/**
- * Whether a bearer token is the admin token, in the same time whatever the guess; undefined when
- * ADMIN_TOKEN is not set.
- */
-export function adminTokenMatcher(adminToken: string | undefined): ((token: string) => boolean) | undefined {
-  if (!adminToken) return undefined;
-  const expected = digest(adminToken);
-  return (token) => timingSafeEqual(digest(token), expected);
-}
+import { OperatorToken } from './operator-token';
 
 /**
- * `/admin/*` needs `Authorization: Bearer $ADMIN_TOKEN`. Without a configured token the admin
- * surface does not exist (404). The comparison takes the same time whatever the guess.
+ * `/admin/*` needs `Authorization: Bearer <operator token>`. Without one (ADMIN_TOKEN unset) the
+ * admin surface does not exist (404). The comparison takes the same time whatever the guess.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
-  private readonly isAdminToken?: (token: string) => boolean;
+  constructor(private readonly operator: OperatorToken) {}
 
-  constructor(@Inject(appConfig.KEY) config: AppConfig) {
-    this.isAdminToken = adminTokenMatcher(config.adminToken);
-  }
-
-  canActivate(context: ExecutionContext): boolean {
+  canActivate(context: ExecutionContext): Promise<boolean> {
     const header = context.switchToHttp().getRequest<Request>().headers.authorization ?? '';
     const [scheme, token] = header.split(' ');
     return this.authorize(scheme?.toLowerCase() === 'bearer' ? token : undefined);
   }
 
-  /** Whether this is the admin token: the same check for routes mounted as Express middleware. */
-  authorize(token: string | undefined): boolean {
-    if (!this.isAdminToken) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
-    if (!token || !this.isAdminToken(token)) {
+  /** Whether this is the operator's token: the same check for routes mounted as Express middleware. */
+  async authorize(token: string | undefined): Promise<boolean> {
+    if (!this.operator.enabled) throw new NotFoundException('Admin endpoints are disabled: ADMIN_TOKEN is not set');
+    if (!token || !(await this.operator.matches(token))) {
       throw new UnauthorizedException('A valid admin bearer token is required');
     }
     return true;

@@ -1,5 +1,5 @@
 import { InvalidEnvironmentError } from '../../config/env';
-import { authConfig, DEV_TOKEN_SECRET } from './auth.config';
+import { authConfig } from './auth.config';
 
 /** Runs `read` with these variables set (undefined: unset), then puts the environment back. */
 async function withEnv<T>(vars: Record<string, string | undefined>, read: () => Promise<T>): Promise<T> {
@@ -27,10 +27,10 @@ const problemsOf = async (env: Record<string, string | undefined>): Promise<stri
   });
 
 describe('authConfig', () => {
-  it('when NODE_ENV is production and AUTH_TOKEN_SECRET is not set, then the app refuses to start, naming it', async () => {
-    expect(await problemsOf({ NODE_ENV: 'production', AUTH_TOKEN_SECRET: undefined })).toEqual([
-      'AUTH_TOKEN_SECRET: must be set when NODE_ENV is production',
-    ]);
+  it('when NODE_ENV is production and AUTH_TOKEN_SECRET is not set, then the deployment secret signs the tokens', async () => {
+    const config = await withEnv({ NODE_ENV: 'production', AUTH_TOKEN_SECRET: undefined }, async () => authConfig());
+
+    expect(config).toMatchObject({ tokenSecret: undefined, tokenTtlSeconds: 720 * 3_600 });
   });
 
   it('when the secret is shorter than 32 characters, then the app refuses to start, without echoing it', async () => {
@@ -39,9 +39,19 @@ describe('authConfig', () => {
     expect(problems).toEqual(['AUTH_TOKEN_SECRET: must be at least 32 characters']);
   });
 
-  it('when no secret is set outside production, then the development secret is used and said to be', async () => {
-    const config = await withEnv({ NODE_ENV: undefined, AUTH_TOKEN_SECRET: undefined }, async () => authConfig());
+  it.each(['change-me-local-token-secret-0123456789', 'dev-only-token-secret-anyone-can-read-it-in-the-sources'])(
+    'when NODE_ENV is production and the secret is the published %s, then the app refuses to start, naming it',
+    async (published) => {
+      const problems = await problemsOf({ NODE_ENV: 'production', AUTH_TOKEN_SECRET: published });
 
-    expect(config).toMatchObject({ tokenSecret: DEV_TOKEN_SECRET, usesDevSecret: true, tokenTtlSeconds: 720 * 3_600 });
+      expect(problems).toEqual([expect.stringMatching(/^AUTH_TOKEN_SECRET: is a value published in the repository/)]);
+      expect(problems.join()).not.toContain(published);
+    },
+  );
+
+  it('when a published secret is used outside production, then it is taken (the tests sign with one)', async () => {
+    expect(
+      await problemsOf({ NODE_ENV: undefined, AUTH_TOKEN_SECRET: 'change-me-local-token-secret-0123456789' }),
+    ).toEqual([]);
   });
 });

@@ -3,32 +3,34 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { authConfig, type AuthConfig } from './auth.config';
+import { OperatorToken } from '../admin/operator-token';
+import { DatabaseModule } from '../database/database.module';
+import { authConfig } from './auth.config';
 import { BuyerTokens } from './buyer-tokens';
 import { CallerGuard } from './caller.guard';
+import { CreateAuthSchema1795970006000 } from './database/migrations/1795970006000-create-auth-schema';
+import { DeploymentSecret } from './deployment-secret';
 import { throttlerOptions } from './rate-limit';
 import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
 
 /**
- * Who may call what: buyers' tokens (ADR 0046), the guard that reads them (ADR 0047), and the
- * rate limits (ADR 0050).
+ * Who may call what: buyers' tokens (ADR 0046) signed with the deployment's secret (ADR 0055),
+ * the operator's token (ADR 0056), the guard that reads them (ADR 0047), and the rate limits (ADR 0050).
  */
 @Global()
 @Module({
   imports: [
     ConfigModule.forFeature(authConfig),
-    JwtModule.registerAsync({
-      imports: [ConfigModule.forFeature(authConfig)],
-      inject: [authConfig.KEY],
-      useFactory: (config: AuthConfig) => ({ secret: config.tokenSecret }),
-    }),
+    DatabaseModule.forFeature({ migrations: [CreateAuthSchema1795970006000] }),
+    // The secret is given with each call: it may be the deployment's, read from Postgres.
+    JwtModule.register({}),
     ThrottlerModule.forRootAsync({
       imports: [ConfigModule.forFeature(rateLimitConfig)],
       inject: [rateLimitConfig.KEY, Reflector],
       useFactory: (config: RateLimitConfig, reflector: Reflector) => throttlerOptions(config, reflector),
     }),
   ],
-  providers: [BuyerTokens, { provide: APP_GUARD, useClass: CallerGuard }],
-  exports: [BuyerTokens],
+  providers: [DeploymentSecret, BuyerTokens, OperatorToken, { provide: APP_GUARD, useClass: CallerGuard }],
+  exports: [BuyerTokens, OperatorToken],
 })
 export class AuthModule {}

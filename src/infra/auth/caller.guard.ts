@@ -1,8 +1,7 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { appConfig, type AppConfig } from '../../config/app.config';
-import { adminTokenMatcher } from '../admin/admin.guard';
+import { OperatorToken } from '../admin/operator-token';
 import { ACCESS, type Access } from './access';
 import { BuyerTokens } from './buyer-tokens';
 import { ANONYMOUS, type Caller, type RequestWithCaller } from './caller';
@@ -15,15 +14,11 @@ import { ANONYMOUS, type Caller, type RequestWithCaller } from './caller';
  */
 @Injectable()
 export class CallerGuard implements CanActivate {
-  private readonly isAdminToken?: (token: string) => boolean;
-
   constructor(
     private readonly reflector: Reflector,
     private readonly tokens: BuyerTokens,
-    @Inject(appConfig.KEY) config: AppConfig,
-  ) {
-    this.isAdminToken = adminTokenMatcher(config.adminToken);
-  }
+    private readonly operator: OperatorToken,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
@@ -46,7 +41,7 @@ export class CallerGuard implements CanActivate {
     if (header === undefined) return ANONYMOUS;
     const [scheme, token, ...rest] = header.split(' ');
     if (scheme?.toLowerCase() === 'bearer' && token && rest.length === 0) {
-      if (this.isAdminToken?.(token)) return { kind: 'operator' };
+      if (await this.operator.matches(token)) return { kind: 'operator' };
       const userId = await this.tokens.verify(token);
       if (userId) return { kind: 'buyer', userId };
     }

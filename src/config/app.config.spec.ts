@@ -1,0 +1,50 @@
+import { appConfig } from './app.config';
+import type { InvalidEnvironmentError } from './env';
+
+function loaded(env: Record<string, string | undefined>): ReturnType<typeof appConfig> | string[] {
+  const saved = { ...process.env };
+  Object.entries(env).forEach(([name, value]) =>
+    value === undefined ? delete process.env[name] : (process.env[name] = value),
+  );
+  try {
+    return appConfig();
+  } catch (error) {
+    return (error as InvalidEnvironmentError).problems;
+  } finally {
+    process.env = saved;
+  }
+}
+
+describe('appConfig', () => {
+  it('when NODE_ENV is production and FAULT_INJECTION is true, then the app refuses to start, naming it', () => {
+    expect(loaded({ NODE_ENV: 'production', FAULT_INJECTION: 'true', ADMIN_TOKEN: undefined })).toEqual([
+      expect.stringMatching(/^FAULT_INJECTION: must not be true when NODE_ENV is production/),
+    ]);
+  });
+
+  it('when NODE_ENV is production and ADMIN_TOKEN is the example one, then the app refuses to start, naming it', () => {
+    expect(
+      loaded({ NODE_ENV: 'production', FAULT_INJECTION: undefined, ADMIN_TOKEN: 'change-me-local-admin-token' }),
+    ).toEqual([expect.stringMatching(/^ADMIN_TOKEN: is a value published in the repository/)]);
+  });
+
+  it('when ADMIN_TOKEN is generate, then the operator token is the deployment’s own', () => {
+    expect(loaded({ NODE_ENV: 'production', ADMIN_TOKEN: 'generate', FAULT_INJECTION: undefined })).toMatchObject({
+      adminToken: { kind: 'generated' },
+      faultInjection: false,
+    });
+  });
+
+  it('when ADMIN_TOKEN is short and not generate, then the app refuses to start', () => {
+    expect(loaded({ ADMIN_TOKEN: 'short' })).toEqual([
+      'ADMIN_TOKEN: must be generate, or a token of at least 16 characters',
+    ]);
+  });
+
+  it('when fault injection is on outside production, then it is on', () => {
+    expect(loaded({ NODE_ENV: 'development', FAULT_INJECTION: 'true', ADMIN_TOKEN: undefined })).toMatchObject({
+      adminToken: { kind: 'none' },
+      faultInjection: true,
+    });
+  });
+});

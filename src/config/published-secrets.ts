@@ -1,0 +1,53 @@
+/**
+ * Every secret, token and password that this repository publishes, now or in an earlier version:
+ * examples (.env.example, docker-compose.yml, checkout.http, the docs), the tests' and benchmarks'
+ * own, and the development secret older versions signed with. Anyone can read them, so a
+ * production process refuses each of them wherever the app takes a secret.
+ * `published-secrets.spec.ts` greps the repository's files and fails on one missing here.
+ */
+export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
+  // Examples for the compose walk-through, in the versions before the deployment's own secrets.
+  'change-me-local-token-secret-0123456789',
+  'change-me-local-admin-token',
+  // checkout.http's placeholder for the operator token the app makes.
+  'paste-the-operator-token-here',
+  // The development secret that versions before the deployment's own secret signed with.
+  'dev-only-token-secret-anyone-can-read-it-in-the-sources',
+  // Tests and benchmarks.
+  'test-admin-token-0123456789',
+  'test-token-secret-0123456789abcdefghijklmnop',
+  'bench-admin-token-0123456789',
+  'short-secret',
+  'wrong-token',
+  'wrong-token-of-some-length',
+  'test-admin-token-012345678X',
+  'op_anything-at-all-0123456789',
+  // Postgres's password in the examples' URLs and in compose's test services.
+  'postgres',
+]);
+
+/** Whether the app runs as a production deployment, where only the deployment's own secrets are taken. */
+export const isProduction = (env: NodeJS.ProcessEnv = process.env): boolean => env.NODE_ENV === 'production';
+
+/**
+ * The problem with `value` as the variable `name`, when a production process is given a value that
+ * this repository publishes; undefined otherwise. The value itself is not repeated.
+ */
+export function publishedSecretProblem(
+  name: string,
+  value: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (value === undefined || !isProduction(env) || !PUBLISHED_SECRETS.has(value)) return undefined;
+  return `${name}: is a value published in the repository (an example or a test's), which anyone can read; with NODE_ENV=production give one of your own`;
+}
+
+/** The password of a `scheme://user:password@host` URL, decoded; undefined when it has none. */
+export function passwordOf(url: string): string | undefined {
+  try {
+    const password = new URL(url).password;
+    return password ? decodeURIComponent(password) : undefined;
+  } catch {
+    return undefined;
+  }
+}

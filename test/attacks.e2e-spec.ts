@@ -1,0 +1,172 @@
+import { JwtService } from '@nestjs/jwt';
+import { AppModule } from '../src/app.module';
+import { checkEnvironment } from '../src/bootstrap/check-environment';
+import { InvalidEnvironmentError } from '../src/config/env';
+import { CheckoutClient } from './support/checkout-client';
+import { eventually } from './support/eventually';
+import { logs, TestApp, withEnv } from './support/test-app';
+
+/** Every table a request could write, the auth schema's included. */
+const TABLES = [
+  'identity.users',
+  'billing.payments',
+  'content.entitlements',
+  'notifications.emails',
+  'checkout.checkouts',
+  'checkout.idempotency_keys',
+  'outbox.messages',
+  'auth.deployment_secrets',
+  'auth.operator_token',
+];
+
+/** Secrets published by earlier versions of the repository, as an attacker who read it has them. */
+const COMPOSE_TOKEN_SECRET = 'change-me-local-token-secret-0123456789';
+const DEVELOPMENT_TOKEN_SECRET = 'dev-only-token-secret-anyone-can-read-it-in-the-sources';
+const EXAMPLE_ADMIN_TOKEN = 'change-me-local-admin-token';
+
+/** What a deployment made from compose runs with: production, no secret of its own, the made operator token. */
+const PRODUCTION_ENV = {
+  NODE_ENV: 'production',
+  AUTH_TOKEN_SECRET: undefined,
+  ADMIN_TOKEN: 'generate',
+  FAULT_INJECTION: undefined,
+  APP_ROLES: 'api',
+};
+
+interface Target {
+  app: TestApp;
+  client: CheckoutClient;
+  /** A real buyer of the deployment, whose id an attacker may know. */
+  victim: { id: string; token: string };
+  /** The operator token the deployment made, read from its log as its operator would. */
+  operatorToken: string;
+}
+
+interface Attack {
+  name: string;
+  /** What the system answers: an HTTP status with a word on it, or the start refused naming a variable. */
+  expected: string;
+  attempt: (target: Target) => Promise<string>;
+}
+
+/** A buyer's token for `userId` as the app's own look, signed with a secret the attacker read. */
+const forgedToken = (secret: string, userId: string) =>
+  new JwtService({ secret }).sign(
+    {},
+    { subject: userId, issuer: 'checkout-outbox-saga', audience: 'checkout-buyer', expiresIn: 3_600 },
+  );
+
+/** The problems a process started with this environment stops with; '' when it would start. */
+async function startRefusal(env: Record<string, string | undefined>): Promise<string> {
+  try {
+    await withEnv(env, () => checkEnvironment(AppModule));
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof InvalidEnvironmentError)) throw error;
+    return `refused to start: ${error.problems.map((problem) => problem.split(':')[0]).join(', ')}`;
+  }
+}
+
+// prettier-ignore
+const ATTACKS: Attack[] = [
+  {
+    name: "a buyer's token forged with the secret compose published, to read the buyer",
+    expected: '401',
+    attempt: async ({ app, victim }) =>
+      String((await app.http().get(`/users/${victim.id}`).set('authorization', `Bearer ${forgedToken(COMPOSE_TOKEN_SECRET, victim.id)}`)).status),
+  },
+  {
+    name: "a buyer's token forged with the development secret, to check out as the buyer",
+    expected: '401',
+    attempt: async ({ app, victim }) =>
+      String((await app.http().post('/checkouts').set('authorization', `Bearer ${forgedToken(DEVELOPMENT_TOKEN_SECRET, victim.id)}`).send(CheckoutClient.checkoutBody())).status),
+  },
+  {
+    name: 'a production process given the secret compose published',
+    expected: 'refused to start: AUTH_TOKEN_SECRET',
+    attempt: () => startRefusal({ ...PRODUCTION_ENV, AUTH_TOKEN_SECRET: COMPOSE_TOKEN_SECRET }),
+  },
+  {
+    name: "a production process given the example's admin token",
+    expected: 'refused to start: ADMIN_TOKEN',
+    attempt: () => startRefusal({ ...PRODUCTION_ENV, ADMIN_TOKEN: EXAMPLE_ADMIN_TOKEN }),
+  },
+  {
+    name: "the example's admin token, to block a buyer",
+    expected: '401',
+    attempt: async ({ app, victim }) =>
+      String((await app.http().post(`/admin/users/${victim.id}/block`).set('authorization', `Bearer ${EXAMPLE_ADMIN_TOKEN}`)).status),
+  },
+  {
+    name: "the example's admin token, to refund a payment",
+    expected: '401',
+    attempt: async ({ app, victim }) =>
+      String((await app.http().post(`/admin/payments/${victim.id}/refund`).set('authorization', `Bearer ${EXAMPLE_ADMIN_TOKEN}`)).status),
+  },
+  {
+    name: 'a production process started with fault injection on, as the example file had it',
+    expected: 'refused to start: FAULT_INJECTION',
+    attempt: () => startRefusal({ ...PRODUCTION_ENV, FAULT_INJECTION: 'true' }),
+  },
+  {
+    name: 'a crash rule put with the real operator token, in production',
+    expected: '404',
+    attempt: async ({ app, operatorToken }) =>
+      String((await app.http().put('/admin/faults').set('authorization', `Bearer ${operatorToken}`).send({ rules: [{ point: 'relay.after-push', action: 'crash' }] })).status),
+  },
+];
+
+/**
+ * The attacks of issue 23 ("Safe by default"), each against a deployment as compose makes it
+ * (production, the deployment's own secret and operator token), each with its refusal, and none
+ * writing anything: the rows of every table are counted before and after. Only the api role runs,
+ * so nothing in the background writes meanwhile.
+ */
+describe('Attacks on a deployment made from the published files', () => {
+  const target = {} as Target;
+
+  const rowCounts = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        TABLES.map(async (table) => [
+          table,
+          (await target.app.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n,
+        ]),
+      ),
+    );
+
+  beforeAll(async () => {
+    target.app = await TestApp.start({ env: PRODUCTION_ENV });
+    target.client = new CheckoutClient(target.app);
+    await target.app.ready();
+    target.operatorToken = await eventually(() => {
+      const line = logs.matching((l) => /Operator token, made now/.test(String(l.msg))).pop();
+      return String(line?.msg).match(/\bop_[A-Za-z0-9_-]{43}\b/)![0];
+    });
+    const { body } = await target.app.http().post('/users').send(CheckoutClient.userBody()).expect(201);
+    target.victim = body;
+  });
+  afterAll(() => target.app.stop());
+
+  it("when the deployment's own credentials are used, then they work: the attacks below fail for want of a published one", async () => {
+    await target.app
+      .http()
+      .get(`/users/${target.victim.id}`)
+      .set('authorization', `Bearer ${target.victim.token}`)
+      .expect(200);
+    await target.app.http().get('/admin/faults').set('authorization', `Bearer ${target.operatorToken}`).expect(404);
+    await target.app.http().get('/admin/sagas').set('authorization', `Bearer ${target.operatorToken}`).expect(200);
+  });
+
+  it.each(ATTACKS.map((attack) => [attack.name, attack] as const))(
+    'when %s is tried, then it is refused and nothing is written',
+    async (_, { expected, attempt }) => {
+      const before = await rowCounts();
+
+      const outcome = await attempt(target);
+
+      expect(outcome).toBe(expected);
+      expect(await rowCounts()).toEqual(before);
+    },
+  );
+});
