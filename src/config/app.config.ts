@@ -25,7 +25,7 @@ class AppEnv {
   @IsInt() @Min(0) @Max(120_000) SHUTDOWN_GRACE_MS: number = 10_000;
 }
 
-/** ADMIN_TOKEN's value that asks the app for an operator token of the deployment's own (ADR 0056). */
+/** ADMIN_TOKEN's value that asks the app for an operator token of the deployment's own (ADR 0067). */
 export const GENERATED_ADMIN_TOKEN = 'generate';
 
 /** The operator's token: none (no operator surface), the deployment's made one, or the one configured. */

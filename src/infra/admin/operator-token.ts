@@ -31,7 +31,7 @@ export async function storeOperatorToken(dataSource: DataSource, token: string, 
 
 /**
  * The operator's token (ADMIN_TOKEN): none, the one configured, or the deployment's own
- * (`generate`, ADR 0056): made at random by the first process that starts, kept in Postgres as
+ * (`generate`, ADR 0067): made at random by the first process that starts, kept in Postgres as
  * its SHA-256 only, and written once to that process's log. `npm run operator-token` makes a new
  * one. Every comparison takes the same time whatever the guess.
  */

@@ -14,8 +14,8 @@ import { throttlerOptions } from './rate-limit';
 import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
 
 /**
- * Who may call what: buyers' tokens (ADR 0046) signed with the deployment's secret (ADR 0055),
- * the operator's token (ADR 0056), the guard that reads them (ADR 0047), and the rate limits (ADR 0050).
+ * Who may call what: buyers' tokens (ADR 0046) signed with the deployment's secret (ADR 0066),
+ * the operator's token (ADR 0067), the guard that reads them (ADR 0047), and the rate limits (ADR 0050).
  */
 @Global()
 @Module({

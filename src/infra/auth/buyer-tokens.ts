@@ -9,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * A buyer's bearer token: a JWT (HS256) whose subject is the user id, signed with AUTH_TOKEN_SECRET
- * or the deployment's own secret (ADRs 0046, 0055). Verifying pins the algorithm, issuer and
+ * or the deployment's own secret (ADRs 0046, 0066). Verifying pins the algorithm, issuer and
  * audience, and checks the expiry: whatever else a client sends is not a buyer.
  */
 @Injectable()

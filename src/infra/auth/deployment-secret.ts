@@ -9,7 +9,7 @@ const ROW = 'buyer-tokens';
 /**
  * The secret that signs buyers' tokens: AUTH_TOKEN_SECRET when it is set, otherwise the
  * deployment's own, made at random by the first process that needs it and kept in Postgres, where
- * every replica finds it (ADR 0055). Two replicas that start at once both insert, one wins, and
+ * every replica finds it (ADR 0066). Two replicas that start at once both insert, one wins, and
  * both read the winner's. Read once per process; a failure (Postgres away) is tried again next time.
  */
 @Injectable()
