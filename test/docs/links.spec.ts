@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { decisionRecordProblems, pagesMissingFromIndex } from './documentation-index';
 import { anchors, brokenLinks, documentationFiles, slug } from './markdown-links';
 
 const root = path.resolve(__dirname, '../..');
@@ -10,6 +11,14 @@ describe('The links of the documentation', () => {
     const files = documentationFiles(root);
     expect(files).toEqual(expect.arrayContaining(['README.md', 'docs/README.md', 'docs/adr/README.md']));
     expect(brokenLinks(root, files)).toEqual([]);
+  });
+
+  it('when the pages of docs/ are listed, then its index links to every one of them', () => {
+    expect(pagesMissingFromIndex(root)).toEqual([]);
+  });
+
+  it('when the decision records are listed, then each number is taken once, and the index lists each record', () => {
+    expect(decisionRecordProblems(root)).toEqual([]);
   });
 });
 
@@ -96,6 +105,32 @@ describe('The link checker', () => {
     } finally {
       rmSync(path.join(dir, '..', 'outside.md'));
     }
+  });
+
+  it('when two records take one number, or a record is missing from the index, then each is reported', () => {
+    const dir = tree({
+      'docs/adr/README.md': '# Decisions\n\n[0001](0001-one.md), [0002](0002-two.md)\n',
+      'docs/adr/0001-one.md': '# 0001. One\n',
+      'docs/adr/0002-two.md': '# 0002. Two\n',
+      'docs/adr/0002-another.md': '# 0002. Another\n',
+      'docs/adr/0003-three.md': '# 3. Three\n',
+    });
+    expect(decisionRecordProblems(dir)).toEqual([
+      '0003-three.md: its title does not start with "# 0003. "',
+      '0002 is taken by 2 records: 0002-another.md, 0002-two.md',
+      '0002-another.md: not listed in docs/adr/README.md',
+      '0003-three.md: not listed in docs/adr/README.md',
+    ]);
+  });
+
+  it('when a page of docs/ is not in its index, then it is reported', () => {
+    const dir = tree({
+      'docs/README.md': '# Docs\n\n[A](a.md) and [the decisions](adr/README.md)\n',
+      'docs/a.md': '# A\n',
+      'docs/b.md': '# B\n',
+      'docs/adr/README.md': '# Decisions\n',
+    });
+    expect(pagesMissingFromIndex(dir)).toEqual(['docs/b.md']);
   });
 
   it("when headings repeat or carry markup, then their anchors are GitHub's", () => {
