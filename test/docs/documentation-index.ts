@@ -52,3 +52,37 @@ export function pagesMissingFromIndex(root: string): string[] {
     .filter((page) => !listed.has(page))
     .sort();
 }
+
+/**
+ * Where the reading order breaks: the pages of docs/ in the order its index lists them, each of
+ * which must end by naming the page after it (`Next: [...](next.md)`) and the one before it
+ * (`Previous: [...](previous.md)`), so that a reader can follow the index from page to page.
+ */
+export function readingOrderProblems(root: string): string[] {
+  const index = path.join(root, 'docs', 'README.md');
+  if (!existsSync(index)) return [];
+  const order = [
+    ...new Set(
+      links(readFileSync(index, 'utf8'))
+        .map(({ target }) => target.split('#')[0])
+        .filter((target) => /^[a-z0-9-]+\.md$/.test(target) && target !== 'README.md'),
+    ),
+  ];
+  const problems: string[] = [];
+  order.forEach((page, i) => {
+    const file = path.join(root, 'docs', page);
+    if (!existsSync(file)) return; // a broken link, reported by the link check
+    const text = readFileSync(file, 'utf8');
+    const next = order[i + 1];
+    const previous = order[i - 1];
+    if (next && !new RegExp(`Next: \\[[^\\]]+\\]\\(${escape(next)}\\)`).test(text)) {
+      problems.push(`docs/${page}: does not end with "Next: [...](${next})"`);
+    }
+    if (previous && !new RegExp(`Previous: \\[[^\\]]+\\]\\(${escape(previous)}\\)`).test(text)) {
+      problems.push(`docs/${page}: does not end with "Previous: [...](${previous})"`);
+    }
+  });
+  return problems;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { decisionRecordProblems, pagesMissingFromIndex } from './documentation-index';
+import { decisionRecordProblems, pagesMissingFromIndex, readingOrderProblems } from './documentation-index';
 import { anchors, brokenLinks, documentationFiles, slug } from './markdown-links';
 
 const root = path.resolve(__dirname, '../..');
@@ -15,6 +15,10 @@ describe('The links of the documentation', () => {
 
   it('when the pages of docs/ are listed, then its index links to every one of them', () => {
     expect(pagesMissingFromIndex(root)).toEqual([]);
+  });
+
+  it("when the pages are read in the index's order, then each names the one before it and the one after it", () => {
+    expect(readingOrderProblems(root)).toEqual([]);
   });
 
   it('when the decision records are listed, then each number is taken once, and the index lists each record', () => {
@@ -131,6 +135,16 @@ describe('The link checker', () => {
       'docs/adr/README.md': '# Decisions\n',
     });
     expect(pagesMissingFromIndex(dir)).toEqual(['docs/b.md']);
+  });
+
+  it("when a page does not name its neighbours in the index's order, then it is reported", () => {
+    const dir = tree({
+      'docs/README.md': '# Docs\n\n[A](a.md), [B](b.md), [C](c.md), [decisions](adr/README.md)\n',
+      'docs/a.md': '# A\n\n---\n\nNext: [B](b.md)\n',
+      'docs/b.md': '# B\n\n---\n\nPrevious: [A](a.md) · Next: [A](a.md)\n',
+      'docs/c.md': '# C\n\n---\n\nPrevious: [B, the second\npage](b.md)\n',
+    });
+    expect(readingOrderProblems(dir)).toEqual(['docs/b.md: does not end with "Next: [...](c.md)"']);
   });
 
   it("when headings repeat or carry markup, then their anchors are GitHub's", () => {
