@@ -50,7 +50,7 @@ class AdminOnlyMiddleware implements NestMiddleware {
 
 /**
  * Bull Board at /admin/queues, behind the admin token: each module queue's waiting, active and
- * delayed jobs, with their data (the message) and the attempts so far. Read-only: Postgres keeps
+ * delayed jobs, named by their message's type, with the ids they carry and the attempts so far. Read-only: Postgres keeps
  * the record of deliveries (inbox, attempts, dead letters, redrive), and a job retried or removed
  * by hand behind its back would only confuse it.
  */

@@ -1,5 +1,6 @@
 import type { InboxDelivery } from '../../src/infra/outbox/inbox';
 import type { MessageHandler } from '../../src/infra/outbox/subscriptions';
+import { EntryRecorded } from './fixtures/ledger.fixture';
 import type { TestApp } from './test-app';
 
 /**
@@ -8,27 +9,21 @@ import type { TestApp } from './test-app';
  * no workers.
  */
 export async function ledgerDelivery(app: TestApp, entryId: string, handle: MessageHandler): Promise<InboxDelivery> {
-  const [row] = await app.database.query<{ id: string; correlation_id: string; created_at: Date }>(
-    `SELECT id, correlation_id, created_at FROM outbox.messages WHERE aggregate_id = $1`,
-    [entryId],
-  );
+  const [row] = await app.database.query<{ id: string }>(`SELECT id FROM outbox.messages WHERE aggregate_id = $1`, [
+    entryId,
+  ]);
   return {
-    delivery: {
-      id: row.id,
-      kind: 'event',
-      type: 'ledger.entry-recorded.v1',
-      aggregateId: entryId,
-      correlationId: row.correlation_id,
-      causationId: null,
-      headers: {},
-      createdAt: row.created_at.toISOString(),
-      consumer: 'ledger.touch-entry',
-      attempt: 1,
+    id: row.id,
+    consumer: 'ledger.touch-entry',
+    attempt: 1,
+    subscription: {
+      queue: 'ledger',
+      exclusive: false,
+      dedup: 'transport',
+      contracts: [EntryRecorded],
+      where: {},
+      handle,
     },
-    payload: {},
-    handle,
-    queue: 'ledger',
-    exclusive: false,
     injectedFault: false,
     faultDecisions: new Map(),
   };

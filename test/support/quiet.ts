@@ -108,7 +108,7 @@ async function busyness(target: QuietTarget, redis: Redis | Cluster, queues: Map
     if (pending.length === 0) continue;
     // Which jobs, so that a test that never gets quiet says what kept it busy.
     const jobs = (await queue.getJobs([...BUSY_STATES], 0, 2)).map(
-      (job) => `${job.id} (${String(job.data?.type)}, attempts ${job.attemptsMade}/${job.attemptsStarted})`,
+      (job) => `${job.id} (${job.name}, attempts ${job.attemptsMade}/${job.attemptsStarted})`,
     );
     busy.push(`queue ${name}: ${pending.map(([state, n]) => `${n} ${state}`).join(', ')}: ${jobs.join(', ')}`);
   }

@@ -62,7 +62,7 @@ describe('A batch of deliveries', () => {
     expect(answers).toHaveLength(1);
     const inboxRows = await app.database.query(
       `SELECT 1 FROM outbox.inbox WHERE message_id = $1 AND consumer = 'ledger.touch-entry'`,
-      [items[0].delivery.id],
+      [items[0].id],
     );
     expect(inboxRows).toHaveLength(1);
     // Once in the shared batch and once alone; the answer, only once the work is known to fail alone.

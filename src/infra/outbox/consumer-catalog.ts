@@ -105,6 +105,19 @@ export class ConsumerCatalog implements OnApplicationBootstrap, OnApplicationShu
     return this.recent.routes;
   }
 
+  /**
+   * Whether the catalog (the consumer's newest registration, whichever version made it) routes a
+   * message of this type, with these headers, to this consumer.
+   */
+  async takes(consumer: string, type: string, headers: Record<string, string>): Promise<boolean> {
+    const rows = await this.dataSource.query<Route[]>(
+      `SELECT consumer, queue, types, "where" FROM outbox.consumers
+        WHERE consumer = $1 AND seen_at > clock_timestamp() - make_interval(secs => $2)`,
+      [consumer, this.config.consumerRetireAfterMs / 1_000],
+    );
+    return routesOf(rows, type, headers).length > 0;
+  }
+
   /** Whether some running version has this consumer. */
   async isAlive(consumer: string): Promise<boolean> {
     return (await this.routes()).some((route) => route.consumer === consumer);

@@ -8,7 +8,8 @@ import { describeError } from '../errors';
 import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
 import { OutboxPublisher } from './outbox.publisher';
-import { jobIdOf, OutboxQueues } from './outbox.queues';
+import { jobIdOf, OutboxQueues, withTrace } from './outbox.queues';
+import { traceContextOf } from '../tracing/message.tracing';
 import { ConsumerCatalog } from './consumer-catalog';
 
 export type DeadLetterStatus = 'dead' | 'redriven' | 'discarded';
@@ -113,7 +114,8 @@ export class DeadLetters {
         {
           queue,
           jobId: jobIdOf(row.message_id, row.consumer),
-          job: { ...row.message, id: row.message_id, consumer: row.consumer },
+          name: row.type,
+          job: withTrace({ id: row.message_id, consumer: row.consumer }, traceContextOf(row.message.headers)),
         },
       ])
       .catch((error: unknown) =>

@@ -6,23 +6,28 @@ import type { MessageContext } from '../context/message-context';
 import { crashNow, InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import { AnsweredFailure } from './answered-failure';
-import type { Delivery } from './message';
+import { type Delivery, type OutboxMessage, parsePayload } from './message';
+import { messageColumns, type MessageRow, toMessage } from './message-row';
 import { OutboxMetrics } from './outbox.metrics';
 import { isTimeout } from '../database/timeouts';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
-import type { Dedup, MessageHandler } from './subscriptions';
+import type { Subscription } from './subscriptions';
 
-/** One delivery, ready to be handled: its payload validated, its consumer fault (if any) decided. */
+/** The consumer as this process has it: what it takes, and how it handles it. */
+export type InboxConsumer = Pick<Subscription, 'queue' | 'exclusive' | 'dedup' | 'contracts' | 'where' | 'handle'>;
+
+/**
+ * One delivery, as a job names it (a message id and a consumer): the inbox reads the message's
+ * type, payload and headers from the outbox, in the statement that records the delivery.
+ */
 export interface InboxDelivery {
-  delivery: Delivery;
-  payload: object;
-  handle: MessageHandler;
-  /** The consumer's queue: only deliveries of one queue share a transaction. */
-  queue: string;
-  /** The handler reaches outside the database: it always runs in a transaction of its own. */
-  exclusive: boolean;
-  /** `handler`: a duplicate reaches the handler too (the consumer is idempotent on its own). */
-  dedup?: Dedup;
+  /** The message's id in this deployment's outbox. */
+  id: string;
+  consumer: string;
+  /** 1 on the first delivery to this consumer. */
+  attempt: number;
+  /** Only deliveries of one queue share a transaction; the handler of an `exclusive` one always runs alone. */
+  subscription: InboxConsumer;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
   /** An injected `consumer:<name>:before-commit` crash fires on this attempt, once the handler returned. */
@@ -32,10 +37,21 @@ export interface InboxDelivery {
    * (alone, after its shared transaction failed) takes the same ones.
    */
   faultDecisions: Map<string, string | undefined>;
+  /** The trace context of the delivery's span, which the inbox's transaction links to. */
+  traceContext?: Record<string, string>;
+  /**
+   * Told the message each time the inbox reads it; answers the headers the handler runs with
+   * (the message's, carrying the delivery's span). Without it, the message's own.
+   */
+  onRead?: (message: OutboxMessage) => Record<string, string>;
 }
 
-/** `foreign`: the message is not in this deployment's outbox (a job of another deployment). */
-export type InboxOutcome = 'ok' | 'duplicate' | 'foreign';
+/**
+ * `foreign`: the message is not in this deployment's outbox (a job of another deployment).
+ * `unrouted`: it is, but this consumer (as this process has it) does not take its type, or not
+ * with its headers: a forged job, or one for another version of the consumer. Neither is recorded.
+ */
+export type InboxOutcome = 'ok' | 'duplicate' | 'foreign' | 'unrouted';
 
 interface Waiting {
   item: InboxDelivery;
@@ -43,24 +59,39 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-const keyOf = ({ delivery }: InboxDelivery) => `${delivery.id} ${delivery.consumer}`;
+/** A delivery's message as the record statement read it, and whether the delivery was new. */
+interface Read {
+  message?: OutboxMessage;
+  routed: boolean;
+  fresh: boolean;
+}
+
+interface RecordRow extends MessageRow {
+  n: string;
+  routed: boolean;
+  fresh: boolean;
+}
+
+const keyOf = ({ id, consumer }: InboxDelivery) => `${id} ${consumer}`;
 
 /**
  * The positions of a batch's deliveries, by aggregate, those of one aggregate in the order they
  * came: two batches that lock the same rows (a read model's, keyed by the aggregate) then take
  * them in the same order, and wait for each other rather than deadlock.
  */
-const inAggregateOrder = (items: InboxDelivery[]): number[] =>
-  items
+const inAggregateOrder = (reads: Read[]): number[] =>
+  reads
     .map((_, index) => index)
     .sort((a, b) => {
-      const [x, y] = [items[a].delivery.aggregateId, items[b].delivery.aggregateId];
+      const [x, y] = [reads[a].message?.aggregateId ?? '', reads[b].message?.aggregateId ?? ''];
       return x < y ? -1 : x > y ? 1 : a - b;
     });
 
 /**
- * Runs deliveries in transactions that first record (message, consumer) in the inbox: a delivery
- * whose row already exists is a duplicate and does nothing (unless its consumer dedups on its own,
+ * Runs deliveries in transactions that first record (message, consumer) in the inbox, reading the
+ * message from the outbox in the same statement (a job names it, and Postgres says what it is): a
+ * delivery whose consumer does not take the message is refused, one whose row already exists is a
+ * duplicate and does nothing (unless its consumer dedups on its own,
  * `dedup: 'handler'`: then the handler runs anyway, and the row is only the receipt of the first);
  * otherwise the handler's writes, the messages it publishes and the inbox row commit together.
  *
@@ -85,16 +116,17 @@ export class Inbox {
   ) {}
 
   handle(item: InboxDelivery): Promise<InboxOutcome> {
-    if (item.exclusive) {
-      return continueTrace(item.delivery.headers, () => this.alone(item));
+    if (item.subscription.exclusive) {
+      return continueTrace(item.traceContext, () => this.alone(item));
     }
+    const { queue } = item.subscription;
     return new Promise((resolve, reject) => {
-      const queued = this.waiting.get(item.queue) ?? [];
+      const queued = this.waiting.get(queue) ?? [];
       queued.push({ item, resolve, reject });
-      this.waiting.set(item.queue, queued);
-      if (queued.length >= this.config.consumerBatchSize) this.flush(item.queue);
+      this.waiting.set(queue, queued);
+      if (queued.length >= this.config.consumerBatchSize) this.flush(queue);
       // Everything of this queue that arrives in this turn of the event loop goes in the same transaction.
-      else if (queued.length === 1) setImmediate(() => this.flush(item.queue));
+      else if (queued.length === 1) setImmediate(() => this.flush(queue));
     });
   }
 
@@ -105,7 +137,7 @@ export class Inbox {
     if (queued.length > 0) setImmediate(() => this.flush(queue));
     void traceInboxBatch(
       queue,
-      batch.map((waiting) => waiting.item.delivery.headers),
+      batch.map((waiting) => waiting.item.traceContext ?? {}),
       () => this.run(batch),
     );
   }
@@ -137,7 +169,9 @@ export class Inbox {
       return outcome;
     } catch (error) {
       if (!(error instanceof AnsweredFailure)) throw error;
-      const [outcome] = await this.inOneTransaction([{ ...item, handle: error.answer }]);
+      const [outcome] = await this.inOneTransaction([
+        { ...item, subscription: { ...item.subscription, handle: error.answer } },
+      ]);
       return outcome;
     }
   }
@@ -149,14 +183,23 @@ export class Inbox {
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
     return this.txHost
       .withTransaction(async () => {
-        const recorded = await this.record(items);
-        const foreign = await this.foreign(items.filter((item) => !recorded.has(keyOf(item))));
+        const reads = await this.record(items);
+        const recorded = new Set<string>();
         const outcomes: InboxOutcome[] = [];
-        for (const index of inAggregateOrder(items)) {
-          const item = items[index];
-          const fresh = recorded.delete(keyOf(item)); // a second copy in the same batch is a duplicate too
-          const outcome = fresh ? 'ok' : foreign.has(item.delivery.id) ? 'foreign' : 'duplicate';
-          if (outcome === 'ok' || (outcome === 'duplicate' && item.dedup === 'handler')) await this.runHandler(item);
+        for (const index of inAggregateOrder(reads)) {
+          const [item, { message, routed, fresh }] = [items[index], reads[index]];
+          if (!message) {
+            outcomes[index] = 'foreign';
+            continue;
+          }
+          const headers = item.onRead?.(message) ?? message.headers;
+          // A second copy in the same batch is a duplicate too.
+          const first = fresh && !recorded.has(keyOf(item));
+          if (first) recorded.add(keyOf(item));
+          const outcome = !routed ? 'unrouted' : first ? 'ok' : 'duplicate';
+          if (outcome === 'ok' || (outcome === 'duplicate' && item.subscription.dedup === 'handler')) {
+            await this.runHandler(item, message, headers);
+          }
           outcomes[index] = outcome;
         }
         return outcomes;
@@ -168,52 +211,65 @@ export class Inbox {
   }
 
   /**
-   * Inserts the inbox rows in one statement; returns the keys of those that were not there yet.
-   * Only for messages of this deployment's outbox: a job that names another message is refused.
-   * A delivery that is dead-lettered is not recorded either, so it is not handled until redriven.
+   * In one statement: reads each delivery's message from the outbox, and inserts the inbox rows
+   * of those whose consumer takes the message (its type, its headers). Nothing that the job said
+   * besides the ids is used: Redis carries ids, Postgres the truth. Not recorded: a message that
+   * this outbox lacks (another deployment's job), one that the consumer does not take (a forged
+   * job), and a delivery that is dead-lettered (a copy pushed again by a sweep that read just
+   * before it was), which is then not handled until redriven.
    */
-  private async record(items: InboxDelivery[]): Promise<Set<string>> {
-    const rows = await this.txHost.tx.query<Array<{ message_id: string; consumer: string }>>(
-      `INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
-       SELECT d.* FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS d(message_id, consumer, correlation_id, attempt)
-        WHERE EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = d.message_id)
-          -- A copy pushed again by a sweep that read just before the delivery was dead-lettered.
-          AND NOT EXISTS (SELECT 1 FROM outbox.dead_letters l
-                           WHERE l.message_id = d.message_id AND l.consumer = d.consumer AND l.status = 'dead')
-       ON CONFLICT DO NOTHING
-       RETURNING message_id, consumer`,
+  private async record(items: InboxDelivery[]): Promise<Read[]> {
+    const rows = await this.txHost.tx.query<RecordRow[]>(
+      `WITH d AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[])
+           WITH ORDINALITY AS d(message_id, consumer, attempt, types, filter, n)),
+       m AS (
+         SELECT d.n, d.consumer, d.attempt, ${messageColumns('o')},
+                o.type = ANY (string_to_array(d.types, ' ')) AND o.headers @> d.filter::jsonb AS routed
+           FROM d JOIN outbox.messages o ON o.id = d.message_id),
+       recorded AS (
+         INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
+         SELECT m.id, m.consumer, m.correlation_id, m.attempt FROM m
+          WHERE m.routed
+            AND NOT EXISTS (SELECT 1 FROM outbox.dead_letters l
+                             WHERE l.message_id = m.id AND l.consumer = m.consumer AND l.status = 'dead')
+         ON CONFLICT DO NOTHING
+         RETURNING message_id, consumer)
+       SELECT m.*, EXISTS (SELECT 1 FROM recorded r WHERE r.message_id = m.id AND r.consumer = m.consumer) AS fresh
+         FROM m`,
       [
-        items.map((i) => i.delivery.id),
-        items.map((i) => i.delivery.consumer),
-        items.map((i) => i.delivery.correlationId),
-        items.map((i) => i.delivery.attempt),
+        items.map((item) => item.id),
+        items.map((item) => item.consumer),
+        items.map((item) => item.attempt),
+        items.map((item) => item.subscription.contracts.map((contract) => contract.type).join(' ')),
+        items.map((item) => JSON.stringify(item.subscription.where)),
       ],
     );
-    return new Set(rows.map((row) => `${row.message_id} ${row.consumer}`));
+    const reads: Read[] = items.map(() => ({ routed: false, fresh: false }));
+    for (const row of rows) {
+      reads[Number(row.n) - 1] = { message: toMessage(row), routed: row.routed, fresh: row.fresh };
+    }
+    return reads;
   }
 
-  /** The ids, among those not recorded, of messages that this outbox does not have. */
-  private async foreign(unrecorded: InboxDelivery[]): Promise<Set<string>> {
-    if (unrecorded.length === 0) return new Set();
-    const ids = [...new Set(unrecorded.map((item) => item.delivery.id))];
-    const known = await this.txHost.tx.query<Array<{ id: string }>>(
-      `SELECT id FROM outbox.messages WHERE id = ANY($1::uuid[])`,
-      [ids],
-    );
-    const present = new Set(known.map((row) => row.id));
-    return new Set(ids.filter((id) => !present.has(id)));
-  }
-
-  /** The handler runs in its message's context: what it publishes is correlated and caused by it. */
-  private runHandler(item: InboxDelivery): Promise<unknown> {
-    const { delivery, payload, handle, injectedFault, faultDecisions } = item;
+  /**
+   * The handler runs in its message's context: what it publishes is correlated and caused by it.
+   * Its payload is validated against its contract first: one that breaks it fails the delivery,
+   * hopelessly (InvalidPayloadError).
+   */
+  private runHandler(item: InboxDelivery, message: OutboxMessage, headers: Record<string, string>): Promise<unknown> {
+    const { subscription, injectedFault, faultDecisions } = item;
+    const { payload, ...rest } = message;
+    const delivery: Delivery = { ...rest, headers, consumer: item.consumer, attempt: item.attempt };
     return this.cls.run({ ifNested: 'inherit' }, async () => {
       this.cls.set('correlationId', delivery.correlationId);
       this.cls.set('causationId', delivery.id);
       this.cls.set('headers', delivery.headers);
       this.cls.set('faultDecisions', faultDecisions);
       if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
-      await continueTrace(delivery.headers, () => handle(payload, delivery));
+      const contract = subscription.contracts.find((candidate) => candidate.type === message.type)!;
+      const parsed = parsePayload(contract, payload);
+      await continueTrace(delivery.headers, () => subscription.handle(parsed, delivery));
       if (item.crashBeforeCommit) crashNow(`consumer:${delivery.consumer}:before-commit`);
     });
   }

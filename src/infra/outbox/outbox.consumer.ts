@@ -17,26 +17,28 @@ import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryLog } from './delivery-log';
 import { Inbox } from './inbox';
-import { InvalidPayloadError, parsePayload } from './message';
+import { InvalidPayloadError, type OutboxMessage } from './message';
+import type { Takes } from './delivery-log';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import { PermanentFailure } from './permanent-failure';
-import type { OutboxJob } from './outbox.queues';
+import { type OutboxJob, outboxJobOf } from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
 import { isUnreachable } from './unreachable';
+import { traceProcess } from '../tracing/message.tracing';
 
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 const LEAVE_FOR_OTHERS_MS = 1_000;
 
 /** The longest a delivery postponed by an outage of Postgres or Redis waits before it is tried again. */
 const OUTAGE_BACKOFF_CAP_MS = 10_000;
-import { traceProcess } from '../tracing/message.tracing';
 
 /**
- * One BullMQ worker per module queue. Each delivery runs in the context of its message
- * (correlation id; causation id = the message's id) and through the inbox, which makes it take
- * effect once however often it arrives. A failing handler rolls back and is retried with
+ * One BullMQ worker per module queue. A job names a message and a consumer; the message itself
+ * is read from the outbox, and a job whose consumer does not take it is refused. Each delivery
+ * runs in the context of its message (correlation id; causation id = the message's id) and
+ * through the inbox, which makes it take effect once however often it arrives. A failing handler rolls back and is retried with
  * exponential backoff; after the last attempt the delivery is dead-lettered in Postgres, and the
  * queue moves on.
  */
@@ -117,75 +119,88 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       if (error instanceof DelayedError || !isUnreachable(error)) throw error;
       const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
       const delayMs = Math.min(this.config.backoffMs * 2 ** Math.min(postponed, 20), OUTAGE_BACKOFF_CAP_MS);
-      this.logger.debug(`${job.data.consumer} postponed ${job.data.type} by ${delayMs} ms: ${describeError(error)}`);
+      this.logger.debug(`Job ${job.id} postponed by ${delayMs} ms: ${describeError(error)}`);
       await this.leave(job, token, delayMs);
     }
   }
 
+  /**
+   * The job names a message and a consumer, nothing more: the inbox reads the message from the
+   * outbox, in the statement that records the delivery, and checks that the consumer takes it.
+   */
   private async deliver(job: Job<OutboxJob>, token?: string): Promise<void> {
-    const { payload, ...delivery } = { ...job.data, attempt: job.attemptsMade + 1 };
     const startedAt = Date.now();
-    const subscription = this.subscriptions.consumer(delivery.consumer);
-    const contract = this.subscriptions.contractOf(delivery.consumer, delivery.type);
-    if (!subscription || !contract) {
-      this.metrics.observeHandled(delivery.consumer, 'unknown', startedAt);
+    const named = outboxJobOf(job.data);
+    if (!named) return this.refuse(job, 'malformed', 'its data does not name a message and a consumer');
+    const attempt = job.attemptsMade + 1;
+    const subscription = this.subscriptions.consumer(named.consumer);
+    if (!subscription) {
+      this.metrics.observeHandled(named.consumer, 'unknown', startedAt);
       // Another version of the app (a rolling deploy) may have this consumer: leave the job to it.
-      if (await this.catalog.isAlive(delivery.consumer)) {
-        this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} here: left for a process that has it`);
+      if (await this.catalog.isAlive(named.consumer)) {
+        this.logger.warn(`No consumer ${named.consumer} here for job ${job.id}: left for a process that has it`);
         return this.leave(job, token);
       }
-      this.logger.warn(`No consumer ${delivery.consumer} for ${delivery.type} in any running version: skipped`);
+      this.logger.warn(`No consumer ${named.consumer} in any running version for job ${job.id}: skipped`);
+      return;
+    }
+    const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
+    if (await this.countCrashes(job, named, takes, attempt)) {
+      this.metrics.observeHandled(named.consumer, 'dead', startedAt);
       return;
     }
 
-    // In the message's context, as a failed delivery is: the dead letter of a delivery that crashed
-    // too often is announced to the process it belongs to (its correlation id, its coordination header).
-    const context = { correlationId: delivery.correlationId, causationId: delivery.id, headers: delivery.headers };
-    if (await this.cls.runWith(context, () => this.countCrashes(job, delivery.attempt))) {
-      this.metrics.observeHandled(delivery.consumer, 'dead', startedAt);
-      return;
-    }
-
-    const trace = traceProcess({ ...delivery, payload }, subscription.queue);
-    delivery.headers = trace.headers; // the handler continues the delivery's span
-    const outcome = await this.cls.runWith({ ...context, headers: delivery.headers }, async () => {
-      let outcome: ConsumeOutcome = 'retried';
-      let failure: unknown;
+    const trace = traceProcess({ ...named, attempt }, subscription.queue);
+    let message: OutboxMessage | undefined;
+    let outcome: ConsumeOutcome = 'retried';
+    let failure: unknown;
+    try {
       const faultDecisions = new Map<string, string | undefined>();
-      try {
-        outcome = await this.inbox.handle({
-          delivery,
-          payload: parsePayload(contract, payload),
-          handle: subscription.handle,
-          queue: subscription.queue,
-          exclusive: subscription.exclusive,
-          dedup: subscription.dedup,
-          injectedFault: this.faults.take(`consumer:${delivery.consumer}`) === 'fail',
-          crashBeforeCommit: this.faults.take(`consumer:${delivery.consumer}:before-commit`) === 'crash',
-          faultDecisions,
-        });
-        const crashAt = faultDecisions.get(CRASH_AFTER_COMMIT);
-        if (crashAt) crashNow(crashAt);
-      } catch (error) {
-        failure = error;
-        if (isUnreachable(error)) {
-          outcome = 'postponed';
-          throw error;
-        }
-        outcome = await this.failed(job, delivery.attempt, error);
-        if (outcome === 'retried') throw error;
-      } finally {
-        this.metrics.observeHandled(delivery.consumer, outcome, startedAt, delivery.createdAt);
-        trace.end(outcome, failure);
+      const handled = await this.inbox.handle({
+        id: named.id,
+        consumer: named.consumer,
+        attempt,
+        subscription,
+        injectedFault: this.faults.take(`consumer:${named.consumer}`) === 'fail',
+        crashBeforeCommit: this.faults.take(`consumer:${named.consumer}:before-commit`) === 'crash',
+        faultDecisions,
+        traceContext: trace.context,
+        onRead: (read) => {
+          message = read;
+          return trace.read(read);
+        },
+      });
+      outcome = handled === 'unrouted' ? 'refused' : handled;
+      const crashAt = faultDecisions.get(CRASH_AFTER_COMMIT);
+      if (crashAt) crashNow(crashAt);
+    } catch (error) {
+      failure = error;
+      if (isUnreachable(error)) {
+        outcome = 'postponed';
+        throw error;
       }
-      if (outcome === 'duplicate') {
-        await this.deliveryLog.attempt(job.data, delivery.attempt, 'duplicate').catch(() => undefined);
+      outcome = await this.failed(job, named, attempt, error, message);
+      if (outcome === 'retried') throw error;
+    } finally {
+      this.metrics.observeHandled(named.consumer, outcome, startedAt, message?.createdAt);
+      trace.end(outcome, failure);
+    }
+    if (outcome === 'duplicate') {
+      await this.deliveryLog.attempt(named, attempt, 'duplicate').catch(() => undefined);
+    }
+    if (outcome === 'refused' && message) {
+      // A newer or older version of this consumer may take this type: leave the job to it.
+      if (await this.catalog.takes(named.consumer, message.type, message.headers)) {
+        this.logger.warn(
+          `${named.consumer} does not take ${message.type} here: job ${job.id} left for a version that does`,
+        );
+        return this.leave(job, token);
       }
-      return outcome;
-    });
+      return this.refuse(job, 'unrouted', `${named.consumer} does not take message ${named.id} (${message.type})`);
+    }
     if (outcome === 'foreign') {
       this.logger.error(
-        `Refused job ${job.id} of queue ${job.queueName}: message ${delivery.id} is not in this deployment's outbox ` +
+        `Refused job ${job.id} of queue ${job.queueName}: message ${named.id} is not in this deployment's outbox ` +
           `(another deployment shares this Redis and QUEUE_PREFIX?); left in the queue`,
       );
       this.metrics.foreign.inc({ queue: job.queueName });
@@ -194,21 +209,32 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
+   * A job that cannot be a delivery of this deployment (malformed, or naming a message for a
+   * consumer that does not take it, in any running version): whoever pushed it can write to the
+   * Redis, not to the outbox. Counted, logged, and dropped with no effect.
+   */
+  private refuse(job: Job, reason: 'malformed' | 'unrouted', why: string): void {
+    this.metrics.refused.inc({ queue: job.queueName, reason });
+    this.logger.error(`Refused job ${job.id} of queue ${job.queueName}: ${why}; dropped, with no effect`);
+  }
+
+  /**
    * A job that stalled since it was last taken ended with its worker dead: each such delivery is
    * counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT the delivery
    * is dead-lettered instead of handled again. Returns whether it was.
    */
-  private async countCrashes(job: Job<OutboxJob>, attempt: number): Promise<boolean> {
-    const counted = job.data.stallsCounted ?? 0;
+  private async countCrashes(job: Job, named: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
+    const counted = named.stallsCounted ?? 0;
     if (job.stalledCounter <= counted) return false;
-    const crashes = await this.deliveryLog.crashed(job.data, attempt, job.stalledCounter - counted);
+    const crashes = await this.deliveryLog.crashed(named, takes, attempt, job.stalledCounter - counted);
+    if (crashes === undefined) return false; // not a message this consumer takes: the inbox refuses it
     if (crashes >= this.config.crashLimit) {
       const reason = `crashed the worker ${crashes} times`;
-      await this.deliveryLog.deadLetter(job.data, attempt, reason);
-      this.logger.error(`Dead letter: ${job.data.type} for ${job.data.consumer}: ${reason}`);
+      const type = await this.deliveryLog.deadLetter(named, attempt, reason);
+      this.logger.error(`Dead letter: ${type} (message ${named.id}) for ${named.consumer}: ${reason}`);
       return true;
     }
-    await job.updateData({ ...job.data, stallsCounted: job.stalledCounter });
+    await job.updateData({ ...named, stallsCounted: job.stalledCounter });
     return false;
   }
 
@@ -216,24 +242,39 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
    * Puts the job back, untouched and without spending an attempt, for another process to take:
    * delayed, so that a process that cannot handle it does not spin on it.
    */
-  private async leave(job: Job<OutboxJob>, token?: string, delayMs = LEAVE_FOR_OTHERS_MS): Promise<never> {
+  private async leave(job: Job, token?: string, delayMs = LEAVE_FOR_OTHERS_MS): Promise<never> {
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
   }
 
   /** Decides between another attempt and a dead letter, and records which. */
-  private async failed(job: Job<OutboxJob>, attempt: number, error: unknown): Promise<ConsumeOutcome> {
+  private async failed(
+    job: Job,
+    named: OutboxJob,
+    attempt: number,
+    error: unknown,
+    message?: OutboxMessage,
+  ): Promise<ConsumeOutcome> {
     const reason = describeError(error);
+    const what = `${message?.type ?? 'message'} ${named.id}`;
     const hopeless = error instanceof InvalidPayloadError || error instanceof PermanentFailure;
     if (hopeless || attempt >= Math.max(job.opts.attempts ?? 1, 1)) {
-      await this.deliveryLog.deadLetter(job.data, attempt, reason);
-      this.logger.error(
-        `Dead letter: ${job.data.type} for ${job.data.consumer} after ${attempt} attempt(s): ${reason}`,
+      await this.deliveryLog.deadLetter(named, attempt, reason);
+      this.inContextOf(message, () =>
+        this.logger.error(`Dead letter: ${what} for ${named.consumer} after ${attempt} attempt(s): ${reason}`),
       );
       return 'dead';
     }
-    await this.deliveryLog.attempt(job.data, attempt, 'failed', reason).catch(() => undefined);
-    this.logger.warn(`${job.data.consumer} failed on ${job.data.type} (attempt ${attempt}), will retry: ${reason}`);
+    await this.deliveryLog.attempt(named, attempt, 'failed', reason).catch(() => undefined);
+    this.inContextOf(message, () =>
+      this.logger.warn(`${named.consumer} failed on ${what} (attempt ${attempt}), will retry: ${reason}`),
+    );
     return 'retried';
+  }
+
+  /** Log lines about a delivery carry its message's correlation id, once the message is read. */
+  private inContextOf(message: OutboxMessage | undefined, log: () => void): void {
+    if (!message) return log();
+    this.cls.runWith({ correlationId: message.correlationId, causationId: message.id, headers: message.headers }, log);
   }
 }

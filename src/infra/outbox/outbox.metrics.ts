@@ -6,7 +6,7 @@ import { MetricsRegistry } from '../metrics/metrics.registry';
 import { OutboxQueues } from './outbox.queues';
 import { Subscriptions } from './subscriptions';
 
-export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign';
+export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign' | 'refused';
 
 const seconds = (ms: number) => ms / 1_000;
 
@@ -19,6 +19,7 @@ export class OutboxMetrics {
   readonly unrouted: Counter<'type'>;
   readonly consumed: Counter<'consumer' | 'outcome'>;
   readonly foreign: Counter<'queue'>;
+  readonly refused: Counter<'queue' | 'reason'>;
   readonly timeouts: Counter<'stage'>;
   readonly handlerDuration: Histogram<'consumer'>;
   readonly deliveryDelay: Histogram<'consumer'>;
@@ -50,7 +51,7 @@ export class OutboxMetrics {
     });
     this.consumed = new Counter({
       name: 'outbox_consumed_total',
-      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, postponed, dead, unknown, foreign)',
+      help: 'Deliveries handled, by consumer and outcome (ok, duplicate, retried, postponed, dead, unknown, foreign, refused)',
       labelNames: ['consumer', 'outcome'],
       registers,
     });
@@ -58,6 +59,12 @@ export class OutboxMetrics {
       name: 'outbox_foreign_jobs_total',
       help: "Jobs refused because their message is not in this deployment's outbox (another deployment's job)",
       labelNames: ['queue'],
+      registers,
+    });
+    this.refused = new Counter({
+      name: 'outbox_refused_jobs_total',
+      help: 'Jobs dropped with no effect because they cannot be a delivery (malformed), or name a message for a consumer that does not take it in any running version (unrouted): forged, or pushed by hand',
+      labelNames: ['queue', 'reason'],
       registers,
     });
     this.timeouts = new Counter({

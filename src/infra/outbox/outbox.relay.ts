@@ -13,43 +13,16 @@ import { Faults } from '../faults/faults';
 import { AppRoles } from '../roles/app-roles';
 import type { PeriodicTask } from '../scheduling/periodic-task';
 import { PeriodicTasks } from '../scheduling/periodic-tasks';
-import type { OutboxMessage } from './message';
+import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-row';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { jobIdOf, OutboxQueues } from './outbox.queues';
+import { jobIdOf, type JobToPush, OutboxQueues, withTrace } from './outbox.queues';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { isTimeout } from '../database/timeouts';
 import { traceRelayBatch } from '../tracing/message.tracing';
 
-export interface MessageRow {
-  id: string;
-  kind: OutboxMessage['kind'];
-  type: string;
-  aggregate_id: string;
-  payload: unknown;
-  correlation_id: string;
-  causation_id: string | null;
-  headers: Record<string, string>;
-  created_at: Date;
-}
-
-export const toMessage = (row: MessageRow): OutboxMessage => ({
-  id: row.id,
-  kind: row.kind,
-  type: row.type,
-  aggregateId: row.aggregate_id,
-  payload: row.payload,
-  correlationId: row.correlation_id,
-  causationId: row.causation_id,
-  headers: row.headers,
-  createdAt: row.created_at.toISOString(),
-});
-
 /** The channel on which relays hear that there is something to relay. */
 export const OUTBOX_CHANNEL = 'outbox_messages';
-
-export const MESSAGE_COLUMNS =
-  'id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, created_at';
 
 /**
  * Moves committed outbox rows to the module queues. Each batch is claimed and marked published
@@ -154,13 +127,14 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         const routes = await this.catalog.recentRoutes();
         const messages = rows.map(toMessage);
         const tracing = traceRelayBatch(messages);
-        const jobs = messages.flatMap((message) => {
+        const jobs = messages.flatMap((message): JobToPush[] => {
           const subscriptions = routesOf(routes, message.type, message.headers);
           if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
           return subscriptions.map(({ queue, consumer }) => ({
             queue,
             jobId: jobIdOf(message.id, consumer),
-            job: { ...message, consumer, headers: tracing.send(message, queue, consumer) },
+            name: message.type,
+            job: withTrace({ id: message.id, consumer }, tracing.send(message, queue, consumer)),
           }));
         });
         const copies =

@@ -4,8 +4,9 @@ import type { PeriodicTask } from '../scheduling/periodic-task';
 import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { jobIdOf, OutboxQueues } from './outbox.queues';
-import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './outbox.relay';
+import { jobIdOf, type JobToPush, OutboxQueues, withTrace } from './outbox.queues';
+import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
+import { traceContextOf } from '../tracing/message.tracing';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { isTimeout } from '../database/timeouts';
 
@@ -75,16 +76,17 @@ export class RedeliverySweeper {
 
         const routes = await this.catalog.routes(tx);
         const delivered: string[] = [];
-        const missing = rows.flatMap((row) => {
+        const missing = rows.flatMap((row): JobToPush[] => {
           const lacking = routesOf(routes, row.type, row.headers).filter(
             ({ consumer }) => !done.has(`${row.id} ${consumer}`),
           );
           if (lacking.length === 0) delivered.push(row.id);
-          const message = toMessage(row);
+          // The delivery's span continues the message's own trace.
           return lacking.map(({ queue, consumer }) => ({
             queue,
-            jobId: jobIdOf(message.id, consumer),
-            job: { ...message, consumer },
+            jobId: jobIdOf(row.id, consumer),
+            name: row.type,
+            job: withTrace({ id: row.id, consumer }, traceContextOf(row.headers)),
           }));
         });
         if (missing.length > 0) {

@@ -77,6 +77,13 @@ function withContextOf(headers: Record<string, string>, span: Span): Record<stri
   return carrier;
 }
 
+/** Only the trace context of these headers (nothing else of the message's): what a job carries. */
+export function traceContextOf(headers: Record<string, string> = {}): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  for (const key of TRACE_HEADERS) if (typeof headers[key] === 'string') carrier[key] = headers[key];
+  return carrier;
+}
+
 /**
  * Called as a message is written to the outbox: a `create` span, child of the current unit of
  * work (a request, or the handling of the message that caused this one), and the headers to
@@ -118,7 +125,7 @@ function endSpan(span: Span, error?: unknown): void {
 
 /** The relay's trace of one batch: see `traceRelayBatch`. */
 export interface RelayTrace {
-  /** Starts the `send` span of one job; returns the headers the job carries (with its context). */
+  /** Starts the `send` span of one delivery; returns its trace context, which the job carries. */
   send(message: TracedMessage, queue: string, consumer: string): Record<string, string>;
   /** Runs the push inside the batch's span, and ends every span of the batch with its outcome. */
   push<T>(work: () => Promise<T>): Promise<T>;
@@ -147,7 +154,7 @@ export function traceRelayBatch(messages: TracedMessage[]): RelayTrace {
         contextOf(message.headers, ROOT_CONTEXT),
       );
       sends.push(span);
-      return withContextOf(message.headers, span);
+      return withContextOf({}, span);
     },
     async push(work) {
       try {
@@ -164,17 +171,23 @@ export function traceRelayBatch(messages: TracedMessage[]): RelayTrace {
 
 /** The consumer's trace of one delivery attempt: see `traceProcess`. */
 export interface ProcessTrace {
-  /** The delivery's headers, carrying the `process` span's context for the handler to continue. */
-  headers: Record<string, string>;
+  /** The `process` span's trace context, for a batch that handles the delivery to link to. */
+  context: Record<string, string>;
+  /**
+   * Describes the span with the message, once read from the outbox; returns the message's headers
+   * carrying the span's context, for the handler to continue.
+   */
+  read(message: TracedMessage): Record<string, string>;
   end(outcome: string, error?: unknown): void;
 }
 
 /**
- * A `process <queue>` span for one delivery attempt, child of the relay's `send` (so retries and
- * redeliveries of a message are siblings in its trace).
+ * A `process <queue>` span for one delivery attempt, child of the context the job carries (the
+ * relay's `send`, so retries and redeliveries of a message are siblings in its trace). The job
+ * names only the message: the span learns what it is about when the inbox reads it.
  */
 export function traceProcess(
-  message: TracedMessage & { consumer: string; attempt: number },
+  delivery: { id: string; consumer: string; attempt: number; trace?: Record<string, string> },
   queue: string,
 ): ProcessTrace {
   const span = tracer.startSpan(
@@ -182,15 +195,23 @@ export function traceProcess(
     {
       kind: SpanKind.CONSUMER,
       attributes: {
-        ...messageAttributes(message, 'process', queue),
-        'messaging.consumer.group.name': message.consumer,
-        'app.delivery.attempt': message.attempt,
+        'messaging.system': SYSTEM,
+        'messaging.operation.type': 'process',
+        'messaging.operation.name': 'process',
+        'messaging.destination.name': queue,
+        'messaging.message.id': delivery.id,
+        'messaging.consumer.group.name': delivery.consumer,
+        'app.delivery.attempt': delivery.attempt,
       },
     },
-    contextOf(message.headers, ROOT_CONTEXT),
+    contextOf(delivery.trace, ROOT_CONTEXT),
   );
   return {
-    headers: withContextOf(message.headers, span),
+    context: withContextOf({}, span),
+    read(message) {
+      span.setAttributes(messageAttributes(message, 'process', queue));
+      return withContextOf(message.headers, span);
+    },
     end(outcome, error) {
       span.setAttribute('app.delivery.outcome', outcome);
       endSpan(span, error);
