@@ -185,11 +185,11 @@ describe('A process killed at any line', () => {
       expect(lane.checkouts.map((c) => ({ scenario: c.scenario, status: status.get(c.id) }))).toEqual(
         lane.checkouts.map((c) => ({ scenario: c.scenario, status: c.expected })),
       );
-      // A kill that lands between an email's hand-over and its commit (the armed one, or any other
-      // kill that catches some checkout's email in that window) sends it twice: at most one a kill.
-      const violations = (await client.invariants()).violations;
-      expect(violations.filter((v) => v.rule !== 'double-email')).toEqual([]);
-      expect(violations.length).toBeLessThanOrEqual(lane.crashed.length);
+      // A kill after an email's hand-over and before its commit (the armed one included) no longer
+      // sends it twice: the retry finds the hand-over recorded. A kill between the SMTP server's
+      // answer and that record would, and leaves one record for two copies, which the checker
+      // cannot see: only an SMTP server's count could.
+      expect((await client.invariants()).violations).toEqual([]);
     },
     // Each point costs a process start and a crash: minutes in all, most of it Nest booting.
     900_000,

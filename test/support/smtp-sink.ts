@@ -15,6 +15,12 @@ export interface ReceivedMail {
  * an email counts here once the SMTP conversation delivered it, whatever our own tables say.
  */
 export class SmtpSink {
+  /**
+   * Called as each message is received, right after the server answered that it took it: the
+   * moment the sender's hand-over is done (a test cuts the sender's other connections here).
+   */
+  onReceived?: (mail: ReceivedMail) => void;
+
   private constructor(
     private readonly server: SMTPServer,
     readonly received: ReceivedMail[],
@@ -22,6 +28,7 @@ export class SmtpSink {
 
   static async start(): Promise<SmtpSink> {
     const received: ReceivedMail[] = [];
+    const made: { sink?: SmtpSink } = {};
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -31,13 +38,15 @@ export class SmtpSink {
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          received.push({
+          const mail: ReceivedMail = {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             to: session.envelope.rcptTo.map((r) => r.address),
             headers: parseHeaders(raw),
             raw,
-          });
+          };
+          received.push(mail);
           callback();
+          made.sink?.onReceived?.(mail);
         });
       },
     });
@@ -45,7 +54,8 @@ export class SmtpSink {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    return new SmtpSink(server, received);
+    made.sink = new SmtpSink(server, received);
+    return made.sink;
   }
 
   /** What the app's SMTP_URL should be. */

@@ -1,4 +1,4 @@
-import { QueryFailedError, TypeORMError } from 'typeorm';
+import { QueryFailedError, QueryRunnerAlreadyReleasedError, TypeORMError } from 'typeorm';
 import { isDatabaseUnavailable } from './database-unavailable';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
@@ -14,6 +14,7 @@ describe('isDatabaseUnavailable', () => {
     ['a connection lost mid-query', new Error('Connection terminated unexpectedly')],
     ['a server shutting down', new QueryFailedError('SELECT 1', [], withCode('terminating connection', '57P01'))],
     ['a full pool that cannot connect', new Error('timeout exceeded when trying to connect')],
+    ['a transaction whose connection broke between statements', new QueryRunnerAlreadyReleasedError()],
   ])('when the error is %s, then it is', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });

@@ -24,9 +24,17 @@ const LOST_CONNECTION =
   /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)$/;
 
 /**
+ * TypeORM's QueryRunnerAlreadyReleasedError. The app's transactions release their runner only once
+ * they end, so inside one it means TypeORM let the runner go when its connection broke (pg's
+ * 'error' event while the transaction waited between statements, on an email's hand-over say).
+ */
+const RUNNER_RELEASED = /^Query runner already released/;
+
+/**
  * Whether an error means "Postgres cannot be reached" rather than "this query is wrong": the first
  * is the server's state, worth a 503 and a retry, the second a bug. Unreachable at start, TypeORM
- * says "Driver not Connected"; lost later, pg reports the socket error or the server's SQLSTATE.
+ * says "Driver not Connected"; lost later, pg reports the socket error or the server's SQLSTATE,
+ * or TypeORM says the transaction's runner was released (the connection broke between statements).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   // Socket errors come from Node's own realm: `instanceof Error` misses them where code runs in
@@ -39,5 +47,5 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (error instanceof QueryFailedError && error.driverError !== error) return isDatabaseUnavailable(error.driverError);
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
-  return LOST_CONNECTION.test(error.message);
+  return LOST_CONNECTION.test(error.message) || RUNNER_RELEASED.test(error.message);
 }

@@ -13,8 +13,9 @@ const NETWORK_CODES = new Set([
 /** SQLSTATEs of a lost or refused connection: class 08, shutdowns, start-up, too many clients. */
 const POSTGRES_CODES = /^(08...|57P0[123]|53300)$/;
 
+/** "Query runner already released": TypeORM let a transaction's runner go when its connection broke. */
 const MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|Driver not Connected|connection error|Connection is closed|Stream isn't writeable|Reached the max retries per request/i;
+  /Connection terminated|timeout exceeded when trying to connect|Driver not Connected|Query runner already released|connection error|Connection is closed|Stream isn't writeable|Reached the max retries per request/i;
 
 /**
  * Whether an error says that Postgres or Redis was unreachable (not that the message or its

@@ -20,7 +20,8 @@ export type CorrectionOutcome =
  * checkout goes back, the buyer gets a second email that says so, to the address the welcome went
  * to. It is sent the way the welcome is (recorded and handed over in one transaction, a
  * Message-ID derived from the checkout, an exclusive consumer), so it goes out once however often
- * the refund is delivered, and at least once: a commit that fails after the hand-over sends it again.
+ * the refund is delivered, and at least once: only a process killed between the SMTP server's
+ * answer and the record of the hand-over sends it again.
  */
 @Injectable()
 export class CorrectWelcomeEmail {

@@ -17,9 +17,10 @@ export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean 
  * email cannot be taken back; a failure is retried until sent, never compensated. The email is
  * recorded, then handed to the transport, in one transaction: if sending fails, the record rolls
  * back and the next attempt sends. If the commit fails after the transport took the email, the
- * next attempt sends it again: email is delivered at least once (SMTP has no idempotency key),
- * and everything else about it happens once. Its consumers are exclusive, so that no other
- * delivery's failure ever makes it send again, and its Message-ID is derived from the checkout,
+ * next attempt finds the transport's record of the hand-over and does not send it again
+ * (CheckoutEmails); only a process killed between the SMTP server's answer and that record sends
+ * a second copy (SMTP has no idempotency key). Its consumers are exclusive, so that no other
+ * delivery's failure ever makes it run again, and its Message-ID is derived from the checkout,
  * so that a second copy is recognisable as the same email downstream.
  */
 @Injectable()
