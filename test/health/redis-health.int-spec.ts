@@ -9,7 +9,7 @@ describe("The health check's Redis indicator", () => {
 
   /** The indicator as the app makes it: its connection opened, and not yet ready. */
   const indicatorFor = (url: string) => {
-    const connections = new RedisConnections({ url } as RedisConfig);
+    const connections = new RedisConnections({ topology: { kind: 'server', url } } as RedisConfig);
     opened.push(connections);
     return new RedisHealthIndicator(new HealthIndicatorService(), connections);
   };

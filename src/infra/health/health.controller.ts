@@ -17,11 +17,15 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOkResponse({ description: 'Postgres and Redis answer' })
+  @ApiOkResponse({ description: "Postgres and Redis answer, and every queue's producer and worker reach its keys" })
   @ApiServiceUnavailableResponse({ description: 'Something is down; `message` and `error` name it' })
   async check(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult | ErrorBody> {
     try {
-      return await this.health.check([() => this.postgres.check(), () => this.redis.check()]);
+      return await this.health.check([
+        () => this.postgres.check(),
+        () => this.redis.check(),
+        () => this.redis.queues(),
+      ]);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableException)) throw error;
       // The API's error shape, with terminus' report of each dependency in `details`.

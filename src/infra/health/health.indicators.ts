@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import type IORedis from 'ioredis';
+import { Cluster } from 'ioredis';
 import { once } from 'node:events';
 import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
-import { RedisConnections } from '../redis/redis.connections';
+import { type RedisClient, RedisConnections } from '../redis/redis.connections';
 
 const CHECK_TIMEOUT_MS = 1_500;
 
@@ -29,23 +29,47 @@ export class PostgresHealthIndicator {
 
 @Injectable()
 export class RedisHealthIndicator {
-  private readonly client: IORedis;
+  private readonly client: RedisClient;
 
   constructor(
     private readonly indicators: HealthIndicatorService,
-    redis: RedisConnections,
+    private readonly redis: RedisConnections,
   ) {
     this.client = redis.open('health', 'command');
   }
 
+  /** Redis answers: the server, the Sentinel group's master, or every master of the Cluster. */
   check() {
     return this.indicators
       .check('redis')
       .attempt(async () => {
         // Just after the app starts, its connection may still be on its way: wait for it (bounded).
         if (this.client.status === 'connecting' || this.client.status === 'connect') await once(this.client, 'ready');
-        await this.client.ping();
+        if (this.client instanceof Cluster) {
+          const masters = this.client.nodes('master');
+          if (masters.length === 0) throw new Error('the cluster has no master known to this client');
+          await Promise.all(masters.map((node) => node.ping()));
+          const info = await this.client.cluster('INFO');
+          if (!/cluster_state:ok/.test(info))
+            throw new Error(`cluster state is not ok (${/cluster_state:(\w+)/.exec(info)?.[1]})`);
+        } else {
+          await this.client.ping();
+        }
+        return { topology: this.redis.topology };
       })
       .withTimeout(CHECK_TIMEOUT_MS);
+  }
+
+  /** Each queue's producer and worker can reach the queue's keys (a Redis that answers PING may still refuse them). */
+  queues() {
+    const indicator = this.indicators.check('queues');
+    return this.redis.pulse.down().then((down) =>
+      down.length === 0
+        ? indicator.up()
+        : indicator.down({
+            message: down.map(({ part, error }) => `${part}: ${error}`).join('; '),
+            parts: Object.fromEntries(down.map(({ part, error }) => [part, error])),
+          }),
+    );
   }
 }

@@ -103,6 +103,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       maxStalledCount: this.config.crashLimit,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
+    this.redis.pulse.follow(`worker:${queue}`, worker.keys.meta, worker);
     this.workers.push(worker);
     void worker.run().catch((error: unknown) => this.logger.error(`worker ${queue} stopped: ${describeError(error)}`));
   }

@@ -101,6 +101,7 @@ export class OutboxQueues implements OnApplicationShutdown {
         prefix: this.queuePrefix.of(name),
       });
       queue.on('error', (error) => this.logger.debug(`queue ${name}: ${error.message}`));
+      this.redis.pulse.follow(`queue:${name}`, queue.keys.meta, queue);
       this.queues.set(name, queue);
     }
     return queue;
