@@ -16,8 +16,8 @@ async function main() {
   const args = process.argv.slice(2);
   if (args.length > 0) process.exit(jest(args));
   // The whole suite: first everything but the heaviest files, two at a time; then those alone, so
-  // that the browser, the crash matrix (four lanes of processes booting) and chaos do not starve
-  // the timing of the others, nor the others theirs.
+  // that the browser, the crash matrices (ours: four lanes of processes booting; the peers': two)
+  // and chaos do not starve the timing of the others, nor the others theirs.
   const rest = jest(['--testPathIgnorePatterns', ...ALONE]);
   const alone = jest([...ALONE, '--maxWorkers=1']);
   // Jest ran every exercise against its solution; a starter or a wrong answer that passes would
@@ -27,7 +27,12 @@ async function main() {
 }
 
 /** The files that run after the rest, one at a time. */
-const ALONE = ['/test/console/', '/test/checkout/crash\\.e2e-spec\\.ts$', '/test/chaos\\.e2e-spec\\.ts$'];
+const ALONE = [
+  '/test/console/',
+  '/test/checkout/crash\\.e2e-spec\\.ts$',
+  '/test/checkout/peer-crash\\.e2e-spec\\.ts$',
+  '/test/chaos\\.e2e-spec\\.ts$',
+];
 
 function jest(args) {
   const run = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), ...args], { cwd: root, stdio: 'inherit' });

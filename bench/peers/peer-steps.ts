@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../../src/infra/context/message-context';
+import { sendWithNext } from '../../src/infra/database/app-pg-client';
 import { crashNow } from '../../src/infra/faults/faults';
 import { CRASH_AFTER_COMMIT, StepFaults } from '../../src/infra/faults/step-faults';
 import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.handler';
@@ -13,7 +13,7 @@ import { capturePaymentStep } from '../../src/modules/billing/capture-payment/ca
 import { VoidAuthorization } from '../../src/modules/billing/void-authorization/void-authorization.handler';
 import type { PaymentMethod } from '../../src/modules/checkout/contracts';
 import { stepKey } from '../../src/modules/checkout/core/checkout-steps';
-import { CheckoutsRepository } from '../../src/modules/checkout/database/checkouts.repository';
+import { progressAssignments } from '../../src/modules/checkout/database/checkouts.repository';
 import { ActivateAccess } from '../../src/modules/content/activate-access/activate-access.handler';
 import { GrantAccess } from '../../src/modules/content/grant-access/grant-access.handler';
 import { grantAccessStep } from '../../src/modules/content/grant-access/grant-access.step';
@@ -32,8 +32,6 @@ import { after, type Next, type PeerCheckout, type PeerStep, type StepResults } 
  */
 @Injectable()
 export class PeerSteps {
-  private readonly checkouts: CheckoutsRepository;
-
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
@@ -46,11 +44,7 @@ export class PeerSteps {
     private readonly sendWelcomeEmail: SendWelcomeEmail,
     private readonly revokeAccess: RevokeAccess,
     private readonly voidAuthorization: VoidAuthorization,
-    moduleRef: ModuleRef,
-  ) {
-    // The checkout's read model is the checkout module's own; the peers write it as our saga does.
-    this.checkouts = moduleRef.get(CheckoutsRepository, { strict: false });
-  }
+  ) {}
 
   /**
    * Carries out `step` of `checkout` in a transaction of its own, and answers where the checkout
@@ -69,11 +63,13 @@ export class PeerSteps {
       this.cls.set('faultDecisions', faultDecisions);
       return this.txHost.withTransaction(async () => {
         const next = after(step, await this.perform(checkout, step), reason);
-        await this.checkouts.saveProgress(
-          checkout.id,
+        // With the COMMIT, as our saga's progress goes; a final status stays final, whatever runs again.
+        await sendWithNext(
+          this.txHost.tx,
+          `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1 AND status = 'PENDING'`,
           'step' in next
-            ? { status: 'PENDING', step: next.step, failureReason: next.reason ?? null }
-            : { status: next.end, step, failureReason: next.reason ?? null },
+            ? [checkout.id, 'PENDING', next.step, next.reason ?? null]
+            : [checkout.id, next.end, step, next.reason ?? null],
         );
         await alsoInTransaction?.(next);
         return next;
