@@ -7,7 +7,9 @@ import { CheckoutLoad, FINAL_STATUSES, type Finished, type Offered, parseMix } f
 import { type ProfileSummary, summarizeProfile } from './cpu-profile';
 import { cores, cpuTimes, type CpuTimes } from './machine-cpu';
 import type { ProbeCounters } from './app-probe';
+import { DEFAULT_SHAPES, deploymentCeiling, describeCeilings, type PartCosts } from './deployment-ceiling';
 import { peerBenchmark } from './peer.bench';
+import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
 import { ProbedApp } from './probed-app';
 import { phase } from './progress';
 import { readRecording, replay, type ReplayResult } from './sql-replay';
@@ -17,9 +19,14 @@ import { readRecording, replay, type ReplayResult } from './sql-replay';
  * its own process with its default settings, per mode: the highest rate it sustains, how long
  * checkouts take at a light load and at half that rate, what one costs in Postgres statements,
  * transactions and round trips and in Redis commands, where the app's CPU goes; then the same
- * SQL replayed with raw pg (the ceiling if the app cost nothing); then the Postgres-queue peer.
+ * SQL replayed with raw pg (the ceiling if the app cost nothing); then the same checkouts run by the
+ * peers (bench/peers/: a DBOS workflow, graphile-worker jobs) measured the same way; then, from the
+ * CPU a checkout each part spent, what larger deployments would do (bench/deployment-ceiling.ts);
+ * then the Postgres-queue peer's drain beside our relay's.
  */
-const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',');
+const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',').filter(Boolean);
+/** The peers' checkouts, run like ours beside them; empty for none. */
+const PEERS = (process.env.BENCH_CHECKOUT_PEERS ?? PEER_ENGINES.join(',')).split(',').filter(Boolean);
 const MIX_TEXT = process.env.BENCH_CHECKOUT_MIX ?? 'happy';
 const MIX = parseMix(MIX_TEXT);
 const LIGHT_RATE = Number(process.env.BENCH_CHECKOUT_LIGHT_RATE ?? 10);
@@ -234,7 +241,17 @@ function describeCores(used: Cores): string {
 /** Postgres publishes a backend's counters within about a second of its last transaction. */
 const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
 
+/** One way of checking out that the bench runs: one of our modes, or a peer's checkout (its requests say `orchestration`). */
+interface Lane {
+  name: string;
+  mode: string;
+  peer?: PeerEngineName;
+}
+
 interface Context {
+  /** What the bench calls it. */
+  name: string;
+  /** What its requests ask for. */
   mode: string;
   apps: ProbedApp[];
   load: CheckoutLoad;
@@ -338,13 +355,13 @@ interface WindowReport extends Durations {
 
 /** A steady load for WINDOW_SECONDS: how long checkouts take, and what each one costs. */
 async function measureWindow(context: Context, rate: number, label: string): Promise<WindowReport> {
-  const { mode, load, monitor } = context;
-  phase(`${mode}: ${label}, ${rate} checkouts/s for ${WINDOW_SECONDS} s`);
+  const { name, mode, load, monitor } = context;
+  phase(`${name}: ${label}, ${rate} checkouts/s for ${WINDOW_SECONDS} s`);
   await statsSettle();
   const before = await counters(context);
   const offered = await load.offer(mode, rate, WINDOW_SECONDS);
   const ids = idsOf(offered);
-  await monitor.untilFinished(ids, `${mode} ${label}`);
+  await monitor.untilFinished(ids, `${name} ${label}`);
   await statsSettle();
   const after = await counters(context);
   const finished = await load.finished(mode, ids);
@@ -364,7 +381,7 @@ async function measureWindow(context: Context, rate: number, label: string): Pro
     cores: coresBetween(before, after),
   };
   phase(
-    `${mode}: ${label}: p50 ${report.p50.toFixed(0)} ms, p99 ${report.p99.toFixed(0)} ms, ` +
+    `${name}: ${label}: p50 ${report.p50.toFixed(0)} ms, p99 ${report.p99.toFixed(0)} ms, ` +
       `${report.perCheckout.pgRoundTrips.toFixed(1)} Postgres round trips and ${report.perCheckout.redisCommands.toFixed(1)} Redis commands per checkout`,
   );
   return report;
@@ -389,7 +406,7 @@ interface Step {
 
 /** One step of the ramp: is `rate` sustained (p99 within the limit, no backlog building up)? */
 async function rampStep(context: Context, rate: number): Promise<Step> {
-  const { mode, load, monitor } = context;
+  const { name, mode, load, monitor } = context;
   const offered: Offered[] = [];
   let backlog = 0;
   let polling = false;
@@ -410,7 +427,7 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
   const used = coresBetween(before, await counters(context));
   const ids = idsOf(offered);
   const cutShort = offered.length < Math.round(rate * STEP_SECONDS);
-  await monitor.untilFinished(ids, `${mode} at ${rate}/s`, 180_000);
+  await monitor.untilFinished(ids, `${name} at ${rate}/s`, 180_000);
   const finished = await load.finished(mode, ids);
   const { p99 } = durations(finished);
   const finishedPerSecond =
@@ -433,7 +450,7 @@ async function rampStep(context: Context, rate: number): Promise<Step> {
     cores: used,
   };
   phase(
-    `${mode}: ${rate}/s ${step.sustained ? 'sustained' : 'NOT sustained'} (${why}; ` +
+    `${name}: ${rate}/s ${step.sustained ? 'sustained' : 'NOT sustained'} (${why}; ` +
       `${finishedPerSecond.toFixed(1)}/s finished meanwhile, all ${finished.length} at ${throughput.toFixed(1)}/s; ` +
       `${describeCores(used)})`,
   );
@@ -452,7 +469,8 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
     else firstNot = step;
   }
   // Not even the first rate (a slow or busy machine): halve until one is sustained.
-  while (!highest && firstNot && Math.round(firstNot.rate / 2) >= 1) {
+  // Not below 1/s: Math.round(1 / 2) is 1 again, which would never end.
+  while (!highest && firstNot && firstNot.rate > 1) {
     const step = await rampStep(context, Math.round(firstNot.rate / 2));
     steps.push(step);
     if (step.sustained) highest = step;
@@ -469,6 +487,23 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
   return { steps, highest, firstNot };
 }
 
+interface Recorded {
+  rate: number;
+  checkouts: number;
+  statementsPerCheckout: number;
+  transactions: number;
+  connections: number;
+  files: string[];
+}
+
+type Replayed = ReplayResult & {
+  checkoutsPerSecond: number;
+  /** CPU a checkout copy cost Postgres, and the replay's client, in ms. */
+  pgCpuMs: number;
+  clientCpuMs: number;
+  cores: Pick<Cores, 'postgres' | 'load' | 'machine'>;
+};
+
 interface ModeReport {
   /** Where the server does not vacuum on its own: the bench's VACUUMs, how many and how long in all. */
   vacuums?: { everySeconds: number; count: number; ms: number };
@@ -478,22 +513,12 @@ interface ModeReport {
   firstNotSustained?: { rate: number; finishedPerSecond: number; throughput: number; why: string };
   half: WindowReport;
   profile: ProfileSummary & { file: string; rate: number };
-  recorded: {
-    rate: number;
-    checkouts: number;
-    statementsPerCheckout: number;
-    transactions: number;
-    connections: number;
-    files: string[];
-  };
-  ceiling: ReplayResult & {
-    checkoutsPerSecond: number;
-    /** CPU a checkout copy cost Postgres, and the replay's client, in ms. */
-    pgCpuMs: number;
-    clientCpuMs: number;
-    cores: Pick<Cores, 'postgres' | 'load' | 'machine'>;
-  };
+  /** Our modes' SQL, recorded and replayed with raw pg; the peers' is not (their engines' SQL is theirs). */
+  recorded?: Recorded;
+  ceiling?: Replayed;
   ratioToCeiling: number;
+  /** CPU ms a checkout cost each part at the highest rate sustained: what a deployment's ceiling is worked out from. */
+  atHighest?: PartCosts;
   /**
    * The checkouts a second at which this machine's cores would all be busy, at what one cost the
    * whole machine (app, Postgres, Redis, load generator) at the highest rate sustained: near that
@@ -502,8 +527,76 @@ interface ModeReport {
   machineBound: number;
 }
 
-async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
-  phase(`${mode}: recreating the bench database, starting ${PROCESSES} app process(es)`);
+/**
+ * At the highest rate sustained, the app's SQL is recorded, then replayed with raw pg once the app
+ * has stopped: the rate Postgres would give if the app cost nothing, and its CPU a checkout then.
+ */
+async function recordAndReplay(
+  context: Context,
+  recordRate: number,
+): Promise<{ recorded: Recorded; ceiling: Replayed }> {
+  const { name, mode, apps, load, monitor, redis } = context;
+  phase(`${name}: recording the SQL of ${Math.round(recordRate * RECORD_SECONDS)} checkouts at ${recordRate}/s`);
+  const files = apps.map((_, i) => path.join(resultsDir, `checkout-sql-${name}-${stamp}-${i + 1}.json`));
+  await Promise.all(apps.map((app) => app.startRecording()));
+  const recordedIds = idsOf(await load.offer(mode, recordRate, RECORD_SECONDS));
+  await monitor.untilFinished(recordedIds, `${name} recording`);
+  await new Promise((resolve) => setTimeout(resolve, 1_000)); // what follows a checkout's last step
+  await Promise.all(apps.map((app, i) => app.stopRecording(files[i])));
+
+  phase(`${name}: stopping the app`);
+  await Promise.all(apps.map((app) => app.stop()));
+  const recording = readRecording(files);
+  const cpuBefore = { at: Date.now(), cpu: await cpuTimes(redis) };
+  const result = await replay(
+    BENCH_DATABASE_URL,
+    recording,
+    recording.connections,
+    REPLAY_SECONDS,
+    new Set(load.buyerIds()),
+    { client: { prepareStatements: appEnvOverrides().DATABASE_PREPARED_STATEMENTS !== 'false' } },
+  );
+  const cpuAfter = { at: Date.now(), cpu: await cpuTimes(redis) };
+  const checkoutsPerSecond = result.copiesPerSecond * recordedIds.length;
+  // Cores a part used during the replay; over the checkouts replayed a second, its ms a checkout.
+  const used = (part: keyof CpuTimes) => (cpuAfter.cpu[part] - cpuBefore.cpu[part]) / (cpuAfter.at - cpuBefore.at);
+  const ceiling = {
+    ...result,
+    checkoutsPerSecond,
+    pgCpuMs: (used('postgres') * 1_000) / checkoutsPerSecond,
+    clientCpuMs: (used('load') * 1_000) / checkoutsPerSecond,
+    cores: { postgres: used('postgres'), load: used('load'), machine: used('machine') },
+  };
+  phase(
+    `${name}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s, ` +
+      `Postgres ${ceiling.pgCpuMs.toFixed(1)} ms of CPU a checkout (${percentOfCore(ceiling.cores.postgres)} of a core), ` +
+      `the replay's client ${ceiling.clientCpuMs.toFixed(1)} ms` +
+      (result.retries > 0 ? `, ${result.retries} transactions retried after a deadlock` : '') +
+      (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
+  );
+  return {
+    recorded: {
+      rate: recordRate,
+      checkouts: recordedIds.length,
+      statementsPerCheckout: recording.statements / recordedIds.length,
+      transactions: recording.units.length,
+      connections: recording.connections,
+      files: files.map((file) => path.relative(process.cwd(), file)),
+    },
+    ceiling,
+  };
+}
+
+/** CPU ms a checkout cost the app, Postgres and Redis at a ramp step, from the cores each used then. */
+const partCostsAt = (step: Step): PartCosts => ({
+  appMs: (step.cores.app * 1_000) / step.rate,
+  postgresMs: (step.cores.postgres * 1_000) / step.rate,
+  redisMs: (step.cores.redis * 1_000) / step.rate,
+});
+
+async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
+  const { name, mode, peer } = lane;
+  phase(`${name}: recreating the bench database, starting ${PROCESSES} app process(es)`);
   await recreateBenchDatabase();
   await redis.flushAll();
   const env = {
@@ -514,27 +607,29 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
     // A load generator is one client at one address: the per-client limits would refuse it.
     RATE_LIMIT_SIGNUPS: '0',
     RATE_LIMIT_CHECKOUTS: '0',
+    ...(peer ? { PEER: peer } : {}),
     ...appEnvOverrides(),
   };
+  const entry = peer ? 'bench/peers/peer-main.ts' : 'src/main.ts';
   // The first process migrates the fresh database; the others find it done.
-  const apps = [await ProbedApp.start(env)];
-  for (let i = 1; i < PROCESSES; i += 1) apps.push(await ProbedApp.start(env));
+  const apps = [await ProbedApp.start(env, entry)];
+  for (let i = 1; i < PROCESSES; i += 1) apps.push(await ProbedApp.start(env, entry));
   const monitor = await Monitor.connect();
   const vacuum = await VacuumStandIn.start();
   if (vacuum)
-    phase(`${mode}: the server's autovacuum is off: the bench vacuums its database every ${VACUUM_SECONDS} s`);
+    phase(`${name}: the server's autovacuum is off: the bench vacuums its database every ${VACUUM_SECONDS} s`);
   const load = new CheckoutLoad(
     apps.map((app) => app.url),
     ADMIN_TOKEN,
     MIX,
   );
-  const context: Context = { mode, apps, load, monitor, redis };
+  const context: Context = { name, mode, apps, load, monitor, redis };
   try {
     await load.signUp();
-    phase(`${mode}: warming up, ${LIGHT_RATE} checkouts/s for 3 s`);
-    await monitor.untilFinished(idsOf(await load.offer(mode, LIGHT_RATE, 3)), `${mode} warm-up`);
+    phase(`${name}: warming up, ${LIGHT_RATE} checkouts/s for 3 s`);
+    await monitor.untilFinished(idsOf(await load.offer(mode, LIGHT_RATE, 3)), `${name} warm-up`);
 
-    phase(`${mode}: what the idle app does on its own, 2 s`);
+    phase(`${name}: what the idle app does on its own, 2 s`);
     const idleWindow = async () => {
       await statsSettle();
       const idleFrom = await counters(context);
@@ -545,26 +640,16 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
     context.idle = vacuum ? await vacuum.without(idleWindow) : await idleWindow();
 
     const light = await measureWindow(context, LIGHT_RATE, 'light load');
-    phase(`${mode}: ramp from ${RAMP_FROM}/s, x${RAMP_FACTOR} every ${STEP_SECONDS} s until it cannot keep up`);
+    phase(`${name}: ramp from ${RAMP_FROM}/s, x${RAMP_FACTOR} every ${STEP_SECONDS} s until it cannot keep up`);
     const { steps, highest, firstNot } = await ramp(context);
     const highestSustained = highest?.rate ?? 0;
     const halfRate = Math.max(1, Math.round(highestSustained / 2));
     const half = await measureWindow(context, halfRate, 'half of the highest sustained rate');
 
-    // At the rate the ceiling is compared with: the relay and the inbox batch more as the rate grows.
-    const recordRate = Math.max(1, highestSustained);
-    phase(`${mode}: recording the SQL of ${Math.round(recordRate * RECORD_SECONDS)} checkouts at ${recordRate}/s`);
-    const files = apps.map((_, i) => path.join(resultsDir, `checkout-sql-${mode}-${stamp}-${i + 1}.json`));
-    await Promise.all(apps.map((app) => app.startRecording()));
-    const recordedIds = idsOf(await load.offer(mode, recordRate, RECORD_SECONDS));
-    await monitor.untilFinished(recordedIds, `${mode} recording`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000)); // what follows a checkout's last step
-    await Promise.all(apps.map((app, i) => app.stopRecording(files[i])));
-
-    phase(`${mode}: CPU profile of the app at ${halfRate}/s for ${PROFILE_SECONDS} s`);
-    const profileFile = path.join(resultsDir, `checkout-${mode}-${stamp}.cpuprofile`);
+    phase(`${name}: CPU profile of the app at ${halfRate}/s for ${PROFILE_SECONDS} s`);
+    const profileFile = path.join(resultsDir, `checkout-${name}-${stamp}.cpuprofile`);
     await apps[0].startProfile();
-    await monitor.untilFinished(idsOf(await load.offer(mode, halfRate, PROFILE_SECONDS)), `${mode} profile`);
+    await monitor.untilFinished(idsOf(await load.offer(mode, halfRate, PROFILE_SECONDS)), `${name} profile`);
     await apps[0].stopProfile(profileFile);
     const profile = {
       ...summarizeProfile(profileFile),
@@ -572,37 +657,9 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       rate: halfRate,
     };
 
-    phase(`${mode}: stopping the app`);
-    await Promise.all(apps.map((app) => app.stop()));
-    const recording = readRecording(files);
-    const cpuBefore = { at: Date.now(), cpu: await cpuTimes(redis) };
-    const result = await replay(
-      BENCH_DATABASE_URL,
-      recording,
-      recording.connections,
-      REPLAY_SECONDS,
-      new Set(load.buyerIds()),
-      { client: { prepareStatements: appEnvOverrides().DATABASE_PREPARED_STATEMENTS !== 'false' } },
-    );
-    const cpuAfter = { at: Date.now(), cpu: await cpuTimes(redis) };
-    const checkoutsPerSecond = result.copiesPerSecond * recordedIds.length;
-    // Cores a part used during the replay; over the checkouts replayed a second, its ms a checkout.
-    const used = (part: keyof CpuTimes) => (cpuAfter.cpu[part] - cpuBefore.cpu[part]) / (cpuAfter.at - cpuBefore.at);
-    if (vacuum) phase(`${mode}: ${vacuum.vacuums} vacuums, ${vacuum.ms} ms in all`);
-    const ceiling = {
-      ...result,
-      checkoutsPerSecond,
-      pgCpuMs: (used('postgres') * 1_000) / checkoutsPerSecond,
-      clientCpuMs: (used('load') * 1_000) / checkoutsPerSecond,
-      cores: { postgres: used('postgres'), load: used('load'), machine: used('machine') },
-    };
-    phase(
-      `${mode}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s, ` +
-        `Postgres ${ceiling.pgCpuMs.toFixed(1)} ms of CPU a checkout (${percentOfCore(ceiling.cores.postgres)} of a core), ` +
-        `the replay's client ${ceiling.clientCpuMs.toFixed(1)} ms` +
-        (result.retries > 0 ? `, ${result.retries} transactions retried after a deadlock` : '') +
-        (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
-    );
+    // At the rate the ceiling is compared with: the relay and the inbox batch more as the rate grows.
+    const replayed = peer ? undefined : await recordAndReplay(context, Math.max(1, highestSustained));
+    if (vacuum) phase(`${name}: ${vacuum.vacuums} vacuums, ${vacuum.ms} ms in all`);
     return {
       vacuums: vacuum && { everySeconds: VACUUM_SECONDS, count: vacuum.vacuums, ms: vacuum.ms },
       light,
@@ -616,16 +673,9 @@ async function runMode(mode: string, redis: RedisServer): Promise<ModeReport> {
       },
       half,
       profile,
-      recorded: {
-        rate: recordRate,
-        checkouts: recordedIds.length,
-        statementsPerCheckout: recording.statements / recordedIds.length,
-        transactions: recording.units.length,
-        connections: recording.connections,
-        files: files.map((file) => path.relative(process.cwd(), file)),
-      },
-      ceiling,
-      ratioToCeiling: highestSustained / ceiling.checkoutsPerSecond,
+      ...replayed,
+      ratioToCeiling: replayed ? highestSustained / replayed.ceiling.checkoutsPerSecond : NaN,
+      atHighest: highest && partCostsAt(highest),
       machineBound: highest ? (highest.rate * cores) / highest.cores.machine : NaN,
     };
   } catch (error) {
@@ -662,9 +712,8 @@ function print(
     const step = r.firstNotSustained;
     return step ? `${step.rate}/s: ${n(step.finishedPerSecond, 1)}/s; ${n(step.throughput, 1)}/s` : '-';
   });
-  add(
-    'ceiling: the same SQL with raw pg',
-    (r) => `${n(r.ceiling.checkoutsPerSecond)}/s (${r.ceiling.concurrency} conns)`,
+  add('ceiling: the same SQL with raw pg', (r) =>
+    r.ceiling ? `${n(r.ceiling.checkoutsPerSecond)}/s (${r.ceiling.concurrency} conns)` : '-',
   );
   add('highest sustained / ceiling', (r) => n(r.ratioToCeiling, 2));
   add(`duration p50 / p95 / p99 at ${LIGHT_RATE}/s`, (r) => times(r.light));
@@ -691,13 +740,18 @@ function print(
     const step = r.steps.find((s) => s.sustained && s.rate === r.highestSustained);
     return step ? coresRow(step.cores) : '-';
   });
+  add('CPU ms a checkout at the highest sustained rate: app / Postgres / Redis', (r) =>
+    r.atHighest
+      ? [r.atHighest.appMs, r.atHighest.postgresMs, r.atHighest.redisMs].map((v) => n(v, 1)).join(' / ')
+      : '-',
+  );
   add(`the machine's bound: the rate at which its ${cores} cores would be full`, (r) =>
     Number.isFinite(r.machineBound)
       ? `${n(r.machineBound)}/s (${n((cores * 1_000) / r.machineBound, 1)} ms a checkout)`
       : '-',
   );
   add('ceiling: CPU ms a checkout, Postgres / the replay client', (r) =>
-    [r.ceiling.pgCpuMs, r.ceiling.clientCpuMs].map((v) => n(v, 1)).join(' / '),
+    r.ceiling ? [r.ceiling.pgCpuMs, r.ceiling.clientCpuMs].map((v) => n(v, 1)).join(' / ') : '-',
   );
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(
@@ -725,6 +779,49 @@ function print(
         `(${profile.file}):\n  ${shares}\n  most self time: ${top}`,
     );
   }
+  const versus = comparisons(reports);
+  if (versus.length > 0)
+    console.log(`\nours against the peers, at the highest rate each sustained:\n  ${versus.join('\n  ')}`);
+  console.log(`\na deployment's ceiling, from the CPU a checkout each part spent at the highest rate sustained:`);
+  for (const mode of modes) {
+    const costs = reports[mode].atHighest;
+    console.log(costs ? describeCeilings(mode, costs).join('\n') : `${mode}: no rate was sustained`);
+  }
+}
+
+/** CPU ms a checkout of the parts a deployment sizes: the app, Postgres and Redis. */
+const deploymentMs = (costs: PartCosts) => costs.appMs + costs.postgresMs + costs.redisMs;
+
+/**
+ * Each of our modes beside each peer: its highest sustained rate and its CPU a checkout (app,
+ * Postgres and Redis together) as ratios of the peer's, and whether it is ahead on both.
+ */
+function comparisons(reports: Record<string, ModeReport>): string[] {
+  const ours = MODES.filter((mode) => reports[mode]?.atHighest);
+  const peers = PEERS.filter((peer) => reports[peer]?.atHighest);
+  return ours.flatMap((mode) =>
+    peers.map((peer) => {
+      const rate = reports[mode].highestSustained / reports[peer].highestSustained;
+      const cpu = deploymentMs(reports[mode].atHighest!) / deploymentMs(reports[peer].atHighest!);
+      const verdict =
+        rate > 1 && cpu < 1 ? 'ahead on both' : rate <= 1 && cpu >= 1 ? 'behind on both' : 'ahead on one only';
+      return (
+        `${mode} against ${peer}: highest sustained rate ${rate.toFixed(2)} x the peer's, ` +
+        `CPU a checkout ${cpu.toFixed(2)} x the peer's (${deploymentMs(reports[mode].atHighest!).toFixed(1)} ms against ` +
+        `${deploymentMs(reports[peer].atHighest!).toFixed(1)} ms): ${verdict}`
+      );
+    }),
+  );
+}
+
+/** Our modes, then the peers', in that order. */
+function lanes(): Lane[] {
+  const unknown = PEERS.filter((peer) => !(PEER_ENGINES as readonly string[]).includes(peer));
+  if (unknown.length > 0) throw new Error(`Unknown peer(s) ${unknown.join(', ')}; known: ${PEER_ENGINES.join(', ')}`);
+  return [
+    ...MODES.map((mode) => ({ name: mode, mode })),
+    ...PEERS.map((peer) => ({ name: peer, mode: 'orchestration', peer: peer as PeerEngineName })),
+  ];
 }
 
 export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
@@ -734,7 +831,7 @@ export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
   const redis = await RedisServer.start();
   const reports: Record<string, ModeReport> = {};
   try {
-    for (const mode of MODES) reports[mode] = await runMode(mode, redis);
+    for (const lane of lanes()) reports[lane.name] = await runMode(lane, redis);
   } finally {
     await redis.stop();
   }
@@ -755,6 +852,14 @@ export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
       vacuumSeconds: VACUUM_SECONDS,
     },
     modes: reports,
+    ceilings: Object.fromEntries(
+      Object.entries(reports).flatMap(([name, report]) =>
+        report.atHighest
+          ? [[name, DEFAULT_SHAPES.map((shape) => ({ ...shape, ...deploymentCeiling(report.atHighest!, shape) }))]]
+          : [],
+      ),
+    ),
+    comparisons: comparisons(reports),
     peer,
   };
 }

@@ -37,10 +37,10 @@ export class ProbedApp {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts the app and waits until its /health answers 200. */
-  static async start(env: Record<string, string>): Promise<ProbedApp> {
+  /** Starts the app (or another entry point, such as a peer's checkout) and waits until its /health answers 200. */
+  static async start(env: Record<string, string>, entry = 'src/main.ts'): Promise<ProbedApp> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', '-r', './bench/app-probe.ts', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', '-r', './bench/app-probe.ts', entry], {
       cwd: root,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
