@@ -155,7 +155,8 @@ class Lane {
  * process finishes them. Afterwards, once neither the checkouts nor the peer's engine hold
  * anything in flight, every checkout has its scenario's status, and the invariant checker (which
  * counts the card gateway's operations and the emails handed to the mail transport) finds nothing
- * doubled or held, but for an email handed over just before a kill, sent again: at most one a kill.
+ * doubled or held, an email handed over just before a kill included: the participants' operation
+ * does not hand an email over again (ADR 0069), whichever engine runs it again.
  *
  * graphile-worker's own part is shown apart: a job whose process died stays locked, and out of the
  * box it is handed out again only after four hours; the peer releases its previous run's locks at
@@ -197,7 +198,7 @@ describe('A peer checkout whose process is killed', () => {
       const [{ captures, emails }] = await lane.database.query<{ captures: number; emails: number }>(
         `SELECT (SELECT count(*)::int FROM billing.gateway_requests
                   WHERE operation = 'capture' AND approved AND reference = ANY($1::text[])) AS captures,
-                (SELECT count(DISTINCT checkout_id)::int FROM notifications.mail_handovers
+                (SELECT count(*)::int FROM notifications.mail_handovers
                   WHERE checkout_id::text = ANY($1::text[])) AS emails`,
         [completed],
       );
@@ -213,8 +214,7 @@ describe('A peer checkout whose process is killed', () => {
       );
       expect(held).toBe(0);
       const violations = (await client.invariants()).violations;
-      expect(violations.filter((v) => v.rule !== 'double-email')).toEqual([]);
-      expect(violations.length).toBeLessThanOrEqual(lane.kills.length);
+      expect(violations).toEqual([]);
     },
     600_000,
   );
