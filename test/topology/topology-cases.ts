@@ -150,6 +150,19 @@ export async function killMasterUnderLoad(options: {
     // What the app said meanwhile, for the one who reads the failure.
     const said = logs.lines.filter((line) => Number(line.level) >= 40).slice(-40);
     process.stdout.write(said.map((line) => `${String(line.context)}: ${String(line.msg)}`).join('\n') + '\n');
+    for (const { id } of checkouts) {
+      const { status } = await client.get(id);
+      if (FINAL.includes(String(status))) continue;
+      const pending = await app.database.query(
+        `SELECT m.type, m.published_at, m.delivered_at, m.created_at,
+                (SELECT array_agg(consumer || '@' || handled_at) FROM outbox.inbox i WHERE i.message_id = m.id) AS inbox
+           FROM outbox.messages m
+          WHERE m.correlation_id = (SELECT correlation_id FROM checkout.checkouts WHERE id = $1)
+          ORDER BY m.created_at`,
+        [id],
+      );
+      process.stdout.write(`checkout ${id} is ${String(status)}: ${JSON.stringify(pending)}\n`);
+    }
     throw error;
   }
 
