@@ -76,7 +76,8 @@ const IN_FLIGHT = new Set(['PENDING', 'INTERVENTION']);
 const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean; description: string }> = [
   {
     rule: 'held-money',
-    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.held > 0,
+    // A sale captures its one authorization: any other left approved is money held on the card too.
+    broken: (f) => (ENDED_WITHOUT_SALE.has(f.status) || f.status === 'COMPLETED') && f.held > 0,
     description: 'an authorization the gateway approved is still held (neither captured, voided nor refunded)',
   },
   {

@@ -118,6 +118,12 @@ describe('The invariant checker, on planted violations', () => {
     expect(await planted(() => authorizeAtGateway(id))).toEqual([{ checkoutId: id, rule: 'held-money' }]);
   });
 
+  it('when a completed checkout holds a second authorization at the gateway, then held-money', async () => {
+    const id = await checkout('completed');
+
+    expect(await planted(() => authorizeAtGateway(id))).toEqual([{ checkoutId: id, rule: 'held-money' }]);
+  });
+
   it('when a completed checkout was captured twice at the gateway, then double-charge', async () => {
     const id = await checkout('completed');
 
@@ -162,7 +168,11 @@ describe('The invariant checker, on planted violations', () => {
       ),
     );
 
-    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-capture' }]);
+    // Its authorization, never captured now, is money held as well.
+    expect(gained).toEqual([
+      { checkoutId: id, rule: 'held-money' },
+      { checkoutId: id, rule: 'missing-capture' },
+    ]);
   });
 
   it('when a completed checkout has no active access, then missing-access', async () => {
