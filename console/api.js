@@ -135,7 +135,14 @@ export const api = {
   comparison: () => call('GET', '/comparisons/latest'),
 
   // The operator's routes.
-  blockUser: (/** @type {string} */ id) => admin('POST', `/admin/users/${id}/block`),
+  /** A blocked buyer's token opens nothing (403): from here on the operator acts for them. */
+  async blockUser(/** @type {string} */ id) {
+    const blocked = await admin('POST', `/admin/users/${id}/block`);
+    const buyers = readMap(BUYERS_KEY);
+    delete buyers[id];
+    sessionStorage.setItem(BUYERS_KEY, JSON.stringify(buyers));
+    return blocked;
+  },
   deadLetters: () => admin('GET', '/admin/dead-letters?status=dead'),
   redrive: (/** @type {string} */ id) => admin('POST', `/admin/dead-letters/${id}/redrive`),
   discard: (/** @type {string} */ id) => admin('DELETE', `/admin/dead-letters/${id}`),

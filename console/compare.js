@@ -47,7 +47,8 @@ function draw(file, data) {
         ? h('time', { datetime: data.measuredAt }, new Date(data.measuredAt).toLocaleString([], { hour12: false }))
         : '(date not recorded)',
       m
-        ? ` on ${m.hostname}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.platform}, Node ${m.node}`
+        ? // The machine's name is the operator's to read only; the public answer leaves it out.
+          ` on ${m.hostname ? `${m.hostname}: ` : 'a machine of '}${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.platform ?? '?'}, Node ${m.node}`
         : ' (machine not recorded)',
       `. ${data.repeat ?? '?'} of each business scenario per mode; file ${file}.`,
     ),

@@ -1,4 +1,7 @@
 import { JwtService } from '@nestjs/jwt';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { AppModule } from '../src/app.module';
 import { checkEnvironment } from '../src/bootstrap/check-environment';
 import { InvalidEnvironmentError } from '../src/config/env';
@@ -31,6 +34,15 @@ const PRODUCTION_ENV = {
   ADMIN_TOKEN: 'generate',
   FAULT_INJECTION: undefined,
   APP_ROLES: 'api',
+  // A blocked buyer's token stops working within this (a minute at most; 30 s by default).
+  AUTH_BUYER_STATUS_CACHE_MS: '1000',
+};
+
+/** A comparison as `npm run compare` writes it, with the machine it ran on. */
+const COMPARISON = {
+  measuredAt: '2026-12-01T00:00:00.000Z',
+  machine: { hostname: 'build-host-7', platform: 'Linux 6.1.0-41-amd64 x64', cpus: 2, cpuModel: 'Some CPU' },
+  reports: [],
 };
 
 interface Target {
@@ -40,6 +52,8 @@ interface Target {
   victim: { id: string; token: string };
   /** The operator token the deployment made, read from its log as its operator would. */
   operatorToken: string;
+  /** A buyer the operator blocked, after their token had been used. */
+  blocked: { id: string; token: string };
 }
 
 interface Attack {
@@ -114,6 +128,32 @@ const ATTACKS: Attack[] = [
     attempt: async ({ app, operatorToken }) =>
       String((await app.http().put('/admin/faults').set('authorization', `Bearer ${operatorToken}`).send({ rules: [{ point: 'relay.after-push', action: 'crash' }] })).status),
   },
+  {
+    name: 'a blocked buyer starting a checkout',
+    expected: '403 buyer-blocked',
+    attempt: async ({ app, blocked }) => {
+      const { status, body } = await app.http().post('/checkouts').set('authorization', `Bearer ${blocked.token}`).send(CheckoutClient.checkoutBody());
+      return `${status} ${body.reason}`;
+    },
+  },
+  {
+    name: "a blocked buyer's token, to read their checkouts, once the status the process read has expired",
+    expected: '403 buyer-blocked',
+    attempt: ({ app, blocked }) =>
+      eventually(async () => {
+        const { status, body } = await app.http().get('/checkouts').set('authorization', `Bearer ${blocked.token}`);
+        expect(status).toBe(403);
+        return `${status} ${body.reason}`;
+      }, { timeoutMs: 5_000 }),
+  },
+  {
+    name: "reading the machine a comparison ran on, anonymously, for its name and kernel",
+    expected: '200 {"cpus":2,"cpuModel":"Some CPU","platform":"Linux x64"}',
+    attempt: async ({ app }) => {
+      const { status, body } = await app.http().get('/comparisons/latest');
+      return `${status} ${JSON.stringify(body.comparison.machine)}`;
+    },
+  },
 ];
 
 /**
@@ -136,7 +176,9 @@ describe('Attacks on a deployment made from the published files', () => {
     );
 
   beforeAll(async () => {
-    target.app = await TestApp.start({ env: PRODUCTION_ENV });
+    const comparisons = mkdtempSync(path.join(tmpdir(), 'comparisons-'));
+    writeFileSync(path.join(comparisons, 'compare-2026-12-01T00-00-00Z.json'), JSON.stringify(COMPARISON));
+    target.app = await TestApp.start({ env: { ...PRODUCTION_ENV, COMPARE_RESULTS_DIR: comparisons } });
     target.client = new CheckoutClient(target.app);
     await target.app.ready();
     target.operatorToken = await eventually(() => {
@@ -145,6 +187,14 @@ describe('Attacks on a deployment made from the published files', () => {
     });
     const { body } = await target.app.http().post('/users').send(CheckoutClient.userBody()).expect(201);
     target.victim = body;
+    target.blocked = (await target.app.http().post('/users').send(CheckoutClient.userBody()).expect(201)).body;
+    const asBlocked = () => target.app.http().get('/checkouts').set('authorization', `Bearer ${target.blocked.token}`);
+    await asBlocked().expect(200); // the process now remembers this buyer as active
+    await target.app
+      .http()
+      .post(`/admin/users/${target.blocked.id}/block`)
+      .set('authorization', `Bearer ${target.operatorToken}`)
+      .expect(200);
   });
   afterAll(() => target.app.stop());
 
@@ -156,6 +206,12 @@ describe('Attacks on a deployment made from the published files', () => {
       .expect(200);
     await target.app.http().get('/admin/faults').set('authorization', `Bearer ${target.operatorToken}`).expect(404);
     await target.app.http().get('/admin/sagas').set('authorization', `Bearer ${target.operatorToken}`).expect(200);
+    const { body } = await target.app
+      .http()
+      .get('/comparisons/latest')
+      .set('authorization', `Bearer ${target.operatorToken}`)
+      .expect(200);
+    expect(body.comparison.machine).toEqual(COMPARISON.machine);
   });
 
   it.each(ATTACKS.map((attack) => [attack.name, attack] as const))(

@@ -64,8 +64,10 @@ export class CheckoutClient {
     return request.set('authorization', this.authFor(userId).authorization);
   }
 
+  /** Blocks the buyer; their token opens nothing from then on (403), so the operator acts for them. */
   async blockUser(id: string): Promise<void> {
     await this.app.http().post(`/admin/users/${id}/block`).set('authorization', `Bearer ${ADMIN_TOKEN}`).expect(200);
+    this.tokens.delete(id.toLowerCase());
   }
 
   /**

@@ -32,8 +32,10 @@ export class ProcessClient {
     return buyer;
   }
 
+  /** Blocks the buyer; their token opens nothing from then on (403), so the operator acts for them. */
   async blockUser(id: string): Promise<void> {
     await this.call('POST', `/admin/users/${id}/block`, 200);
+    this.tokens.delete(id);
   }
 
   /**

@@ -98,7 +98,8 @@ export async function prepareScenario(client: ProcessClient, scenario: Scenario,
     body: { userId, planId: scenario.planId, paymentMethod: scenario.paymentMethod, mode },
     idempotencyKey: `checkout-${randomUUID()}`,
     email,
-    token,
+    // A blocked buyer's token is refused (403): the operator starts their checkout, which identity rejects.
+    token: scenario.buyer === 'blocked' ? undefined : token,
   };
 }
 

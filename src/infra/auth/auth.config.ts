@@ -11,6 +11,8 @@ class AuthEnv {
   AUTH_TOKEN_SECRET?: string = undefined;
   /** How long a buyer's token is good for. */
   @IsInt() @Min(1) @Max(8_760) AUTH_TOKEN_TTL_HOURS: number = 720;
+  /** How long a process trusts a buyer's status (blocked or not) that it read, for reads. */
+  @IsInt() @Min(0) @Max(60_000) AUTH_BUYER_STATUS_CACHE_MS: number = 30_000;
 }
 
 export const authConfig = registerAs('auth', () => {
@@ -21,6 +23,7 @@ export const authConfig = registerAs('auth', () => {
     /** Undefined: the deployment's secret signs the tokens. */
     tokenSecret: env.AUTH_TOKEN_SECRET,
     tokenTtlSeconds: env.AUTH_TOKEN_TTL_HOURS * 3_600,
+    buyerStatusCacheMs: env.AUTH_BUYER_STATUS_CACHE_MS,
   };
 });
 export type AuthConfig = ConfigType<typeof authConfig>;

@@ -6,6 +6,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { OperatorToken } from '../admin/operator-token';
 import { DatabaseModule } from '../database/database.module';
 import { authConfig } from './auth.config';
+import { BuyerStanding } from './buyer-standing';
 import { BuyerTokens } from './buyer-tokens';
 import { CallerGuard } from './caller.guard';
 import { CreateAuthSchema1795970006000 } from './database/migrations/1795970006000-create-auth-schema';
@@ -30,7 +31,13 @@ import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
       useFactory: (config: RateLimitConfig, reflector: Reflector) => throttlerOptions(config, reflector),
     }),
   ],
-  providers: [DeploymentSecret, BuyerTokens, OperatorToken, { provide: APP_GUARD, useClass: CallerGuard }],
+  providers: [
+    DeploymentSecret,
+    BuyerTokens,
+    BuyerStanding,
+    OperatorToken,
+    { provide: APP_GUARD, useClass: CallerGuard },
+  ],
   exports: [BuyerTokens, OperatorToken],
 })
 export class AuthModule {}

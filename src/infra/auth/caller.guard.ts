@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { OperatorToken } from '../admin/operator-token';
 import { ACCESS, type Access } from './access';
+import { BuyerStanding } from './buyer-standing';
 import { BuyerTokens } from './buyer-tokens';
 import { ANONYMOUS, type Caller, type RequestWithCaller } from './caller';
 
@@ -18,6 +19,7 @@ export class CallerGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly tokens: BuyerTokens,
     private readonly operator: OperatorToken,
+    private readonly standing: BuyerStanding,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,6 +31,8 @@ export class CallerGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<Request & RequestWithCaller>();
     const caller = await this.identify(request.headers.authorization);
     request.caller = caller;
+    // A blocked buyer's token stops working: at once for what writes, within the cache for reads.
+    if (caller.kind === 'buyer') await this.standing.check(caller.userId, !['GET', 'HEAD'].includes(request.method));
     if (access === 'signed-in' && caller.kind === 'anonymous') {
       throw new UnauthorizedException(
         'A bearer token is required: the token that POST /users answered, or the admin token',

@@ -3,8 +3,15 @@ import { HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/access';
+import { type Caller, CurrentCaller } from '../auth/caller';
 import { type ErrorBody, errorBody } from '../http/error-body';
 import { PostgresHealthIndicator, RedisHealthIndicator } from './health.indicators';
+
+type HealthParts = Record<string, { status: string } | undefined>;
+
+/** Each part's up or down, and nothing of what its driver said. */
+const statusesOnly = (parts?: HealthParts): HealthParts | undefined =>
+  parts && Object.fromEntries(Object.entries(parts).map(([name, part]) => [name, part && { status: part.status }]));
 
 @ApiTags('operations')
 @Public()
@@ -18,8 +25,13 @@ export class HealthController {
 
   @Get()
   @ApiOkResponse({ description: "Postgres and Redis answer, and every queue's producer and worker reach its keys" })
-  @ApiServiceUnavailableResponse({ description: 'Something is down; `message` and `error` name it' })
-  async check(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult | ErrorBody> {
+  @ApiServiceUnavailableResponse({
+    description: "Something is down; `message` names it. The drivers' errors are the operator's only",
+  })
+  async check(
+    @Res({ passthrough: true }) response: Response,
+    @CurrentCaller() caller: Caller,
+  ): Promise<HealthCheckResult | ErrorBody> {
     try {
       return await this.health.check([
         () => this.postgres.check(),
@@ -31,10 +43,12 @@ export class HealthController {
       // The API's error shape, with terminus' report of each dependency in `details`.
       const { info, details, error: down } = error.getResponse() as HealthCheckResult;
       response.status(HttpStatus.SERVICE_UNAVAILABLE);
+      // A driver's error names hosts, ports and why a login failed: the operator's to read, not anyone's.
+      const shown = caller.kind === 'operator' ? (parts?: HealthParts) => parts : statusesOnly;
       return errorBody(HttpStatus.SERVICE_UNAVAILABLE, `down: ${Object.keys(down ?? {}).join(', ')}`, {
         status: 'error',
-        info,
-        details,
+        info: shown(info),
+        details: shown(details),
       });
     }
   }

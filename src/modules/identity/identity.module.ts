@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BuyerStatusSource } from '../../infra/auth/buyer-standing';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { BlockUserController } from './block-user/block-user.controller';
 import { CreateUserController } from './create-user/create-user.controller';
@@ -8,6 +9,7 @@ import { CreateUsers1795970002100 } from './database/migrations/1795970002100-cr
 import { UserEntity } from './database/user.entity';
 import { GetUserController } from './get-user/get-user.controller';
 import { IdentityApi } from './identity.api';
+import { IdentityStatusSource } from './identity-status.source';
 import { VerifyUserCommandHandler } from './verify-user/verify-user.command-handler';
 import { VerifyUser } from './verify-user/verify-user.handler';
 import { VerifyUserReaction } from './verify-user/verify-user.reaction';
@@ -21,7 +23,14 @@ import { VerifyUserReaction } from './verify-user/verify-user.reaction';
     }),
   ],
   controllers: [CreateUserController, GetUserController, BlockUserController],
-  providers: [IdentityApi, CreateUser, VerifyUser, VerifyUserReaction, VerifyUserCommandHandler],
+  providers: [
+    IdentityApi,
+    CreateUser,
+    VerifyUser,
+    VerifyUserReaction,
+    VerifyUserCommandHandler,
+    { provide: BuyerStatusSource, useClass: IdentityStatusSource },
+  ],
   exports: [IdentityApi, VerifyUser],
 })
 export class IdentityModule {}

@@ -22,6 +22,16 @@ export class TimelineEntry {
   @ApiProperty({ nullable: true, description: 'The payload, the error, or what the saga recorded' }) detail!: unknown;
 }
 
+/** What a buyer reads where the operator reads an internal error (a driver's text, a stack's first line). */
+export const NEUTRAL_ERROR = 'something went wrong on our side; it was retried or handed to an operator';
+
+/** The entry as a buyer may read it: internal error texts replaced by a neutral one. */
+function forBuyer(entry: TransportEntry): TransportEntry {
+  const detail = entry.detail as Record<string, unknown> | null;
+  if (detail === null || typeof detail !== 'object' || !('error' in detail)) return entry;
+  return { ...entry, detail: { ...detail, error: NEUTRAL_ERROR } };
+}
+
 @ApiTags('checkouts')
 @SignedIn()
 @Controller('checkouts')
@@ -44,6 +54,11 @@ export class CheckoutTimelineController {
   ): Promise<TransportEntry[]> {
     const checkout = await this.checkouts.find(id);
     if (!checkout || !mayActFor(caller, checkout.user_id)) throw new NotFoundException(`No checkout ${id}`);
+    const entries = await this.entries(checkout);
+    return caller.kind === 'operator' ? entries : entries.map(forBuyer);
+  }
+
+  private async entries(checkout: { id: string; correlation_id: string; mode: string }): Promise<TransportEntry[]> {
     const transport = await this.history.forCorrelation(checkout.correlation_id, checkout.id);
     if (checkout.mode !== 'orchestration') return transport;
     // An orchestrated checkout also has the saga's own record: what it learned, and what it did.
