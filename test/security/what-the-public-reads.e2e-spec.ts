@@ -28,10 +28,10 @@ describe('What the public reads of failures', () => {
     expect(anonymous).toEqual({
       statusCode: 503,
       error: 'Service Unavailable',
-      message: 'down: redis',
+      message: 'down: redis, queues',
       status: 'error',
       info: { postgres: { status: 'up' } },
-      details: { postgres: { status: 'up' }, redis: { status: 'down' } },
+      details: { postgres: { status: 'up' }, redis: { status: 'down' }, queues: { status: 'down' } },
     });
     expect(operator.body.details.redis).toMatchObject({ status: 'down', message: expect.any(String) });
   });
