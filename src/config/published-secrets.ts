@@ -22,6 +22,9 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'wrong-token-of-some-length',
   'test-admin-token-012345678X',
   'op_anything-at-all-0123456789',
+  // Redis's examples (docs/scaling-redis.md, redis.config.spec.ts).
+  'password',
+  'not-a-real-one',
   // Postgres's password in the examples' URLs and in compose's test services.
   'postgres',
 ]);
