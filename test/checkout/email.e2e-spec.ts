@@ -1,5 +1,6 @@
 import { Faults } from '../../src/infra/faults/faults';
 import { CheckoutClient } from '../support/checkout-client';
+import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { SmtpSink } from '../support/smtp-sink';
 import { TestApp } from '../support/test-app';
@@ -54,6 +55,49 @@ describe('Welcome emails, over SMTP', () => {
     expect(received).toEqual(scenarios.map(({ completes }) => (completes ? 1 : 0)));
     expect(sink.withHeader('message-id', welcomeId(ids[0]))[0]).toMatchObject({ to: [expect.any(String)] });
     expect((await client.invariants(ids)).violations).toEqual([]);
+  });
+
+  it('when the orchestrator sends the email command again while the first is still at a slow SMTP server, then the second waits for the first and answers sent, with no failure and one email', async () => {
+    // The step's deadline (500 ms) passes while the SMTP server holds its answer: the orchestrator
+    // sends the command again under the same step key, and the second delivery meets the first's
+    // email row, uncommitted, on the unique (checkout, template) key.
+    let release!: () => void;
+    sink.holdAnswers = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const id = await client.start({ userId: (await client.createUser()).id, mode: 'orchestration' });
+      const correlation = async () =>
+        (
+          await app.database.query<{ correlation_id: string }>(
+            `SELECT correlation_id FROM checkout.checkouts WHERE id = $1`,
+            [id],
+          )
+        )[0].correlation_id;
+      const sends = async () =>
+        (
+          await app.database.query<{ count: number }>(
+            `SELECT count(*)::int AS count FROM outbox.messages
+            WHERE type = 'notifications.send-welcome-email.v1' AND correlation_id = $1`,
+            [await correlation()],
+          )
+        )[0].count;
+      await eventually(async () => expect(await sends()).toBeGreaterThanOrEqual(2), { timeoutMs: 20_000 });
+      release();
+      sink.holdAnswers = undefined;
+
+      await client.until(id, ['COMPLETED']);
+      await quiet(app);
+
+      const failures = await app.database.query(
+        `SELECT type FROM outbox.messages WHERE type = 'notifications.step-failed.v1' AND correlation_id = $1`,
+        [await correlation()],
+      );
+      expect(failures).toEqual([]);
+      expect(sink.withHeader('message-id', welcomeId(id))).toHaveLength(1);
+      expect((await client.invariants([id])).violations).toEqual([]);
+    } finally {
+      release();
+      sink.holdAnswers = undefined;
+    }
   });
 
   it('when the commit fails after the SMTP hand-over, then the retry finds the hand-over recorded and does not send the email again', async () => {

@@ -20,6 +20,8 @@ export class SmtpSink {
    * moment the sender's hand-over is done (a test cuts the sender's other connections here).
    */
   onReceived?: (mail: ReceivedMail) => void;
+  /** While set, the server holds its answer to each message until this settles: a slow SMTP server. */
+  holdAnswers?: Promise<void>;
 
   private constructor(
     private readonly server: SMTPServer,
@@ -36,7 +38,8 @@ export class SmtpSink {
       onData(stream, session, callback) {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-        stream.on('end', () => {
+        stream.on('end', async () => {
+          await made.sink?.holdAnswers;
           const raw = Buffer.concat(chunks).toString('utf8');
           const mail: ReceivedMail = {
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',

@@ -44,7 +44,7 @@ export class CorrectWelcomeEmail {
 
     const amount = `${(amountCents / 100).toFixed(2)} ${currency}`;
     const welcomedOn = welcome.sent_at.toISOString().slice(0, 10);
-    const emailId = await this.emails.send({
+    const { emailId, isNew } = await this.emails.send({
       checkoutId,
       template: CORRECTION_TEMPLATE,
       to: welcome.recipient,
@@ -56,6 +56,6 @@ export class CorrectWelcomeEmail {
         `This corrects our welcome email of ${welcomedOn}, which confirmed that purchase.\n` +
         `The refund does not close your access: your plan stays open to you.\n`,
     });
-    return { outcome: 'sent', emailId, isNew: true };
+    return { outcome: 'sent', emailId, isNew };
   }
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
-import { sendWithNext } from '../../../infra/database/app-pg-client';
 import { mailConfig, type MailConfig } from './mail.config';
 import { MailTransport, messageIdFor } from './mail-transport';
 
@@ -16,6 +15,13 @@ export interface CheckoutEmail {
   to: string;
   subject: string;
   text: string;
+}
+
+/** A checkout's email as `send` left it: recorded now by this attempt, or found recorded by another. */
+export interface SentEmail {
+  emailId: string;
+  /** Recorded by this attempt (false: another attempt, concurrent or earlier, recorded and sent it). */
+  isNew: boolean;
 }
 
 /**
@@ -38,28 +44,40 @@ export class CheckoutEmails {
     @Inject(mailConfig.KEY) private readonly config: MailConfig,
   ) {}
 
-  /** Records and hands over the email (unless it was handed over already); answers its id. */
-  async send({ checkoutId, template, to, subject, text }: CheckoutEmail): Promise<string> {
+  /** Records and hands over the email (unless it was recorded or handed over already). */
+  async send({ checkoutId, template, to, subject, text }: CheckoutEmail): Promise<SentEmail> {
     const tx = this.txHost.tx;
-    const emailId = randomUUID();
-    // The unique key makes a concurrent second attempt wait here, then fail, and on its retry find
-    // the first. The row rides with the read of the hand-overs, which Postgres runs after it.
-    await sendWithNext(
-      tx,
-      `INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [emailId, checkoutId, template, to, subject, text],
+    // An attempt running at the same time as another (an orchestrator's resend while the first
+    // send is still at the SMTP server) waits here on the unique key for the other's commit, then
+    // records nothing; one statement, with the read of the hand-overs.
+    const [{ inserted, handed_at: handedAt }] = await tx.query<
+      Array<{ inserted: string | null; handed_at: Date | null }>
+    >(
+      `WITH inserted AS (
+         INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (checkout_id, template) DO NOTHING
+         RETURNING id)
+       SELECT (SELECT id FROM inserted) AS inserted,
+              (SELECT min(handed_at) FROM notifications.mail_handovers
+                WHERE checkout_id = $2 AND template = $3) AS handed_at`,
+      [randomUUID(), checkoutId, template, to, subject, text],
     );
-    const [{ handed_at: handedAt }] = await tx.query<Array<{ handed_at: Date | null }>>(
-      `SELECT min(handed_at) AS handed_at FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = $2`,
-      [checkoutId, template],
-    );
+    if (!inserted) {
+      // The statement's snapshot predates the other's commit: a new one sees its row.
+      const [recorded] = await tx.query<Array<{ id: string }>>(
+        `SELECT id FROM notifications.emails WHERE checkout_id = $1 AND template = $2`,
+        [checkoutId, template],
+      );
+      if (!recorded) throw new Error(`The ${template} email of checkout ${checkoutId} is neither new nor recorded`);
+      return { emailId: recorded.id, isNew: false };
+    }
     const messageId = messageIdFor(template, checkoutId, this.config.from);
     if (handedAt) {
       this.logger.log(`Email ${messageId} was handed over at ${handedAt.toISOString()}: not sent again`);
-      return emailId;
+      return { emailId: inserted, isNew: true };
     }
     await this.mail.send({ to, subject, text, messageId, checkoutId, template });
-    return emailId;
+    return { emailId: inserted, isNew: true };
   }
 }

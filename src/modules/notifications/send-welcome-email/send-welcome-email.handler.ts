@@ -41,13 +41,13 @@ export class SendWelcomeEmail {
 
     const buyer = await this.identity.findUser(userId);
     if (!buyer) throw new Error(`No user ${userId} to welcome`);
-    const emailId = await this.emails.send({
+    const { emailId, isNew } = await this.emails.send({
       checkoutId,
       template: WELCOME_TEMPLATE,
       to: buyer.email,
       subject: `Welcome to ${planId}`,
       text: `Hello ${buyer.name},\n\nyour ${planId} plan is ready. Enjoy it.\n`,
     });
-    return { outcome: 'sent', emailId, isNew: true };
+    return { outcome: 'sent', emailId, isNew };
   }
 }
