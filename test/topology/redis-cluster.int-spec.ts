@@ -4,8 +4,11 @@ import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { RedisClusterRig } from '../support/redis-cluster';
 import { SmtpSink } from '../support/smtp-sink';
-import { TestApp } from '../support/test-app';
+import { ADMIN_TOKEN, TestApp } from '../support/test-app';
 import { expectSettledOnce, queueKey, startEveryOutcome, TOPOLOGY_APP_ENV } from './topology-cases';
+
+/** /health as the operator reads it: with each part's error text (anonymous callers read only up or down). */
+const operatorHealth = (app: TestApp) => app.http().get('/health').set('authorization', `Bearer ${ADMIN_TOKEN}`);
 
 /** The app on a real Redis Cluster of the test's own: 3 masters, 3 replicas, an ACL user. */
 describe('On a Redis Cluster', () => {
@@ -67,7 +70,7 @@ describe('On a Redis Cluster', () => {
     try {
       const response = await eventually(
         async () => {
-          const answer = await misconfigured.http().get('/health');
+          const answer = await operatorHealth(misconfigured);
           expect(answer.status).toBe(503);
           expect(answer.body.details.queues).toMatchObject({ status: 'down' });
           return answer;
@@ -98,7 +101,7 @@ describe('On a Redis Cluster', () => {
     try {
       const response = await eventually(
         async () => {
-          const answer = await refused.http().get('/health');
+          const answer = await operatorHealth(refused);
           expect(answer.status).toBe(503);
           expect(answer.body.details.queues).toMatchObject({ status: 'down' });
           // Once the cluster client is ready (before, each part says that it is not), each part names NOPERM.
