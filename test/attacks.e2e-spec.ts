@@ -154,6 +154,12 @@ const ATTACKS: Attack[] = [
       return `${status} ${JSON.stringify(body.comparison.machine)}`;
     },
   },
+  {
+    name: 'a spoofed X-Forwarded-For, to escape the sign-up limit',
+    expected: '429',
+    attempt: async ({ app }) =>
+      String((await app.http().post('/users').set('x-forwarded-for', '203.0.113.77').send(CheckoutClient.userBody())).status),
+  },
 ];
 
 /**
@@ -178,7 +184,10 @@ describe('Attacks on a deployment made from the published files', () => {
   beforeAll(async () => {
     const comparisons = mkdtempSync(path.join(tmpdir(), 'comparisons-'));
     writeFileSync(path.join(comparisons, 'compare-2026-12-01T00-00-00Z.json'), JSON.stringify(COMPARISON));
-    target.app = await TestApp.start({ env: { ...PRODUCTION_ENV, COMPARE_RESULTS_DIR: comparisons } });
+    target.app = await TestApp.start({
+      // The two sign-ups below use up this address's sign-ups: no TRUST_PROXY, so it stays the address.
+      env: { ...PRODUCTION_ENV, COMPARE_RESULTS_DIR: comparisons, RATE_LIMIT_SIGNUPS: '2' },
+    });
     target.client = new CheckoutClient(target.app);
     await target.app.ready();
     target.operatorToken = await eventually(() => {

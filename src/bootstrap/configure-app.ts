@@ -43,6 +43,8 @@ export function configureApp(app: NestExpressApplication): NestExpressApplicatio
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());
   app.disable('x-powered-by');
+  // Who the client is (req.ip, which the rate limits count by): X-Forwarded-For only from trusted proxies.
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
 
   const document = SwaggerModule.createDocument(

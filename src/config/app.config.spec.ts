@@ -48,3 +48,35 @@ describe('appConfig', () => {
     });
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['1', 1],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['loopback, 10.0.0.0/8 ,fd00::/8', ['loopback', '10.0.0.0/8', 'fd00::/8']],
+    ['192.0.2.10,10.0.0.0/255.0.0.0', ['192.0.2.10', '10.0.0.0/255.0.0.0']],
+    ['::1', ['::1']],
+  ])('when it is %p, then the app trusts %p', (value, trusted) => {
+    expect(loaded({ TRUST_PROXY: value, ADMIN_TOKEN: undefined, NODE_ENV: 'development' })).toMatchObject({
+      trustProxy: trusted,
+    });
+  });
+
+  it.each([
+    'true',
+    '0',
+    '33',
+    'proxy.example.com',
+    '10.0.0.0/33',
+    '::1/129',
+    '10.0.0.1/8/8',
+    'loopback,1',
+    '10.0.0.0/ffff::',
+  ])('when it is %p, then the app refuses to start with one line naming TRUST_PROXY', (value) => {
+    const problems = loaded({ TRUST_PROXY: value, ADMIN_TOKEN: undefined, NODE_ENV: 'development' });
+    expect(problems).toEqual([expect.stringMatching(/^TRUST_PROXY: must be a hop count/)]);
+  });
+});

@@ -2,6 +2,7 @@ import { ConfigType, registerAs } from '@nestjs/config';
 import { ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { EnvBoolean, EnvList, InvalidEnvironmentError, readEnv } from './env';
 import { isProduction, publishedSecretProblem } from './published-secrets';
+import { parseTrustProxy } from './trust-proxy';
 
 export const APP_ROLES = ['api', 'relay', 'worker', 'orchestrator'] as const;
 export type AppRole = (typeof APP_ROLES)[number];
@@ -23,6 +24,8 @@ class AppEnv {
   @Matches(/^\d+(b|kb|mb)$/i, { message: 'must be a size such as 100kb or 1mb' }) HTTP_BODY_LIMIT: string = '100kb';
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` }) LOG_LEVEL: string = 'info';
   @IsInt() @Min(0) @Max(120_000) SHUTDOWN_GRACE_MS: number = 10_000;
+  /** The proxies whose X-Forwarded-For names the client (Express's `trust proxy`); unset: none (see trust-proxy.ts). */
+  @IsOptional() @IsString() TRUST_PROXY?: string = undefined;
 }
 
 /** ADMIN_TOKEN's value that asks the app for an operator token of the deployment's own (ADR 0067). */
@@ -34,13 +37,15 @@ export type AdminTokenSetting = { kind: 'none' } | { kind: 'generated' } | { kin
 export const appConfig = registerAs('app', () => {
   const env = readEnv(AppEnv);
   const generated = env.ADMIN_TOKEN === GENERATED_ADMIN_TOKEN;
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY);
   const problems = [
+    'problem' in trustProxy ? trustProxy.problem : undefined,
     publishedSecretProblem('ADMIN_TOKEN', env.ADMIN_TOKEN),
     env.FAULT_INJECTION && isProduction()
       ? 'FAULT_INJECTION: must not be true when NODE_ENV is production (a rule may crash the process); start a lab with NODE_ENV=development'
       : undefined,
   ].filter((problem) => problem !== undefined);
-  if (problems.length > 0) throw new InvalidEnvironmentError(problems);
+  if (problems.length > 0 || 'problem' in trustProxy) throw new InvalidEnvironmentError(problems);
   const adminToken: AdminTokenSetting = generated
     ? { kind: 'generated' }
     : env.ADMIN_TOKEN
@@ -54,6 +59,7 @@ export const appConfig = registerAs('app', () => {
     httpBodyLimit: env.HTTP_BODY_LIMIT,
     logLevel: env.LOG_LEVEL as (typeof LOG_LEVELS)[number],
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    trustProxy: trustProxy.value,
   };
 });
 export type AppConfig = ConfigType<typeof appConfig>;
