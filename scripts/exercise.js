@@ -1,14 +1,24 @@
 #!/usr/bin/env node
 // `npm run exercise -- NN` runs exercise NN (test/exercises/NN-*/) against your starter.ts and
 // tells the story as it goes; `-- NN --solution` runs the reference answer; `-- NN --wrong <what>`
-// runs wrong-<what>.ts, a wrong answer people often write. The last line says green, or which
-// invariant is still broken.
+// runs wrong-<what>.ts, a wrong answer people often write; `--target <file>` runs <file>.ts of the
+// folder (a variant of yours, the starter left alone). The last line says green, or which
+// invariant is still broken. `--watch` runs again on each save, `--hint N` prints hint N (from the
+// folder's hints.md), and `npm run exercise -- list` shows each exercise's last run.
 //
 // `npm test` uses checkTargets() from here: every starter and wrong answer must be red, and every
 // further solution (solution-<style>.ts) green.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
-const { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  watch: watchFs,
+  writeFileSync,
+} = require('node:fs');
 const { tmpdir } = require('node:os');
 const { stripVTControlCharacters } = require('node:util');
 const path = require('node:path');
@@ -164,13 +174,116 @@ function header(exercise, target) {
 
 function usage() {
   console.error(
-    'Usage: npm run exercise -- NN [--solution | --wrong <what>]\n' +
-      '       npm run exercise -- --check [NN ...]   (every starter and wrong answer red, every solution-* green)\n' +
+    'Usage: npm run exercise -- NN                  run exercise NN against your starter.ts\n' +
+      '       npm run exercise -- NN --watch          again each time you save a file of the exercise\n' +
+      '       npm run exercise -- NN --hint N         print hint N of the exercise (1, 2, ...)\n' +
+      '       npm run exercise -- NN --target <file>  run <file>.ts of the folder instead of starter.ts\n' +
+      '       npm run exercise -- NN --solution | --wrong <what>   the reference, or a wrong answer\n' +
+      '       npm run exercise -- list                each exercise green, red or not tried, from its last run\n' +
+      '       npm run exercise -- --check [NN ...]    every starter and wrong answer red, every solution-* green\n' +
       `Exercises: ${exercises()
         .map((e) => e.name)
         .join(', ')}`,
   );
   process.exit(2);
+}
+
+/** Where the last run of each exercise is kept (git-ignored): EXERCISE_PROGRESS, or test/exercises/.progress.json. */
+const progressFile = () => process.env.EXERCISE_PROGRESS || path.join(exercisesDir, '.progress.json');
+
+/** The last run of each exercise's answers, by folder and answer: { verdict, failed, total, at }. */
+function readProgress() {
+  try {
+    return JSON.parse(readFileSync(progressFile(), 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+function recordProgress(exercise, target, verdict) {
+  const progress = readProgress();
+  progress[exercise.name] = {
+    ...progress[exercise.name],
+    [target]: {
+      verdict: verdict.kind,
+      ...(verdict.kind === 'red' ? { failed: verdict.failed.length, total: verdict.total } : {}),
+      at: new Date().toISOString(),
+    },
+  };
+  writeFileSync(progressFile(), `${JSON.stringify(progress, null, 2)}\n`);
+}
+
+/** The answers a learner writes: the starter, or a file of their own run with --target. */
+const isLearners = (target) => !/^(solution|wrong-)/.test(target);
+
+/** `npm run exercise -- list`: each exercise, green, red or not tried, from the last run of your answer. */
+function list() {
+  const progress = readProgress();
+  const rows = exercises().map((exercise) => {
+    const runs = Object.entries(progress[exercise.name] ?? {}).filter(([target]) => isLearners(target));
+    const starter = progress[exercise.name]?.starter;
+    const state = !exercise.spec
+      ? dim('no code: read the README')
+      : !starter
+        ? dim('not tried')
+        : starter.verdict === 'green'
+          ? green('green')
+          : red(starter.verdict === 'red' ? `red (${starter.failed} of ${starter.total} broken)` : 'did not run');
+    const others = runs
+      .filter(([target]) => target !== 'starter')
+      .map(([target, run]) => `${target}.ts ${run.verdict}`)
+      .join(', ');
+    const when = starter ? dim(` ${starter.at.slice(0, 16).replace('T', ' ')}`) : '';
+    return `  ${exercise.name.padEnd(36)} ${state}${when}${others ? dim(` (also ${others})`) : ''}`;
+  });
+  const done = exercises().filter((e) => e.spec && progress[e.name]?.starter?.verdict === 'green').length;
+  const coded = exercises().filter((e) => e.spec).length;
+  console.log([bold(`Your starters: ${done} of ${coded} green, from each one's last run`), ...rows].join('\n'));
+  const next = exercises().find((e) => e.spec && progress[e.name]?.starter?.verdict !== 'green');
+  if (next) console.log(dim(`Next: npm run exercise -- ${next.number}`));
+}
+
+/** The exercise's hints, from its hints.md: the text under each "## Hint N" heading. */
+function hintsOf(exercise) {
+  const file = path.join(exercise.dir, 'hints.md');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split(/^## /m)
+    .slice(1)
+    .filter((part) => /^Hint \d+/.test(part))
+    .map((part) => {
+      const [heading, ...body] = part.split('\n');
+      return { title: heading.trim(), text: body.join('\n').trim() };
+    });
+}
+
+/** `--hint N`: hint N of the exercise, and how many there are. */
+function hint(exercise, which) {
+  const hints = hintsOf(exercise);
+  if (hints.length === 0) {
+    console.log(`${exercise.name} has no hints: its README has what you need.`);
+    return 0;
+  }
+  const n = Number(which ?? 1);
+  if (!Number.isInteger(n) || n < 1 || n > hints.length) {
+    console.error(`${exercise.name} has hints 1 to ${hints.length}: npm run exercise -- ${exercise.number} --hint 1`);
+    return 2;
+  }
+  const { title, text } = hints[n - 1];
+  console.log(`\n${bold(`${exercise.name}, ${title}`)} ${dim(`(${n} of ${hints.length})`)}\n`);
+  console.log(text.replace(/^/gm, '  '));
+  console.log(
+    n < hints.length
+      ? dim(`\nStill stuck? npm run exercise -- ${exercise.number} --hint ${n + 1}`)
+      : dim('\nThat was the last hint.'),
+  );
+  return 0;
+}
+
+/** The value after a flag (`--wrong x`), if the flag is there. */
+function option(args, flag) {
+  const at = args.indexOf(flag);
+  return at < 0 ? undefined : (args[at + 1] ?? '');
 }
 
 async function main() {
@@ -180,18 +293,20 @@ async function main() {
     const only = args.filter((arg) => /^\d{1,2}$/.test(arg)).map((arg) => arg.padStart(2, '0'));
     process.exit(await checkTargets({ only }));
   }
-  const number = args.find((arg) => /^\d{1,2}$/.test(arg));
+  if (args[0] === 'list' || args.includes('--list')) return list();
+  const number = args.find((arg, i) => /^\d{1,2}$/.test(arg) && args[i - 1] !== '--hint');
   if (!number) usage();
   const exercise = exercises().find((e) => e.number === number.padStart(2, '0'));
   if (!exercise) usage();
-  const wrong = args.indexOf('--wrong');
-  const given = args.indexOf('--target');
+  if (args.includes('--hint')) process.exit(hint(exercise, option(args, '--hint') || undefined));
+  const wrong = option(args, '--wrong');
+  const given = option(args, '--target');
   const target = args.includes('--solution')
     ? 'solution'
-    : wrong >= 0
-      ? `wrong-${(args[wrong + 1] ?? '').replace(/^wrong-/, '').replace(/\.ts$/, '')}`
-      : given >= 0
-        ? args[given + 1]
+    : wrong !== undefined
+      ? `wrong-${wrong.replace(/^wrong-/, '').replace(/\.ts$/, '')}`
+      : given !== undefined
+        ? path.basename(given).replace(/\.ts$/, '')
         : 'starter';
 
   if (!exercise.spec) {
@@ -208,23 +323,71 @@ async function main() {
   }
 
   await require('./services').ensureServices();
+  if (!args.includes('--watch')) process.exit(await runOnce(exercise, target));
+  await watch(exercise, target);
+}
+
+/** One run of the exercise against `target`, told as it goes; its verdict is kept for `list`. Returns the exit code. */
+async function runOnce(exercise, target) {
   console.log(header(exercise, target));
   const run = await runJest([exercise.spec], { [exercise.name]: target }, { narrate: true });
   const verdict = verdictOf(suiteOf(run.results, exercise.spec));
+  recordProgress(exercise, target, verdict);
   const file = path.relative(root, path.join(exercise.dir, `${target}.ts`));
   console.log('');
   if (verdict.kind === 'green') {
     console.log(green(`✔ GREEN: ${file} keeps every invariant of ${exercise.name} (${run.seconds.toFixed(1)} s)`));
-    return;
+    return 0;
   }
   if (verdict.kind === 'broken') {
     console.log(red(`✘ ${file} did not run:\n${verdict.message}`));
   } else {
     console.log(red(`✘ RED: ${verdict.failed.length} of ${verdict.total} still broken with ${file}:`));
     for (const { title, why } of verdict.failed) console.log(red(`  ✘ ${title}${why ? `\n      ${why}` : ''}`));
-    if (target === 'starter') console.log(dim(`  Edit ${file} until this turns green (the README has hints).`));
+    if (isLearners(target)) {
+      const hints = hintsOf(exercise).length;
+      console.log(
+        dim(
+          `  Edit ${file} until this turns green${hints ? ` (stuck? npm run exercise -- ${exercise.number} --hint 1)` : ''}.`,
+        ),
+      );
+    }
   }
-  process.exit(1);
+  return 1;
+}
+
+/**
+ * `--watch`: runs the exercise, then again each time a file of its folder is saved (a save during
+ * a run starts one more run after it). Ends with Ctrl-C.
+ */
+async function watch(exercise, target) {
+  let running = false;
+  let again = false;
+  let timer;
+  const folder = path.relative(root, exercise.dir);
+  const cycle = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    do {
+      again = false;
+      await runOnce(exercise, target);
+      console.log(dim(`\nWatching ${folder}/: save a file to run again (Ctrl-C to stop).`));
+    } while (again);
+    running = false;
+  };
+  watchFs(exercise.dir, (event, file) => {
+    if (!file || !/\.(ts|sql|json)$/.test(file)) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      console.log(dim(`\n${file} changed: running ${exercise.name} again`));
+      void cycle();
+    }, 200);
+  });
+  await cycle();
+  await new Promise(() => {}); // until Ctrl-C
 }
 
 /**
