@@ -124,8 +124,8 @@ export class AppProcess {
     );
   }
 
-  async get(pathname: string): Promise<{ status: number; body: unknown }> {
-    const response = await fetch(`${this.url}${pathname}`);
+  async get(pathname: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+    const response = await fetch(`${this.url}${pathname}`, { headers });
     const text = await response.text();
     let body: unknown = text;
     try {
