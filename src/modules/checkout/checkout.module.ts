@@ -19,6 +19,7 @@ import { AddSagaBackoff1795970003600 } from './database/migrations/1795970003600
 import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970003700-scope-idempotency-keys';
 import { AddSagaTraceContext1795970003800 } from './database/migrations/1795970003800-add-saga-trace-context';
 import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
+import { IndexCheckoutsByBuyer1795970006500 } from './database/migrations/1795970006500-index-checkouts-by-buyer';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
@@ -45,6 +46,7 @@ import { StartCheckout } from './start-checkout/start-checkout.handler';
         ScopeIdempotencyKeys1795970003700,
         AddSagaTraceContext1795970003800,
         AddCheckoutRefunds1795970004500,
+        IndexCheckoutsByBuyer1795970006500,
       ],
     }),
   ],

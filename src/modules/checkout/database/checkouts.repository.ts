@@ -157,26 +157,35 @@ export class CheckoutsRepository {
     );
   }
 
-  /** Newest first; the cursor is the last row of the previous page. */
+  /**
+   * Newest first; the cursor is the last row of the previous page. The statement names only the
+   * filters given, each as a plain condition: a buyer's listing then reads the index on
+   * (user_id, created_at, id) from its cursor, for its page, even as a prepared statement's generic
+   * plan (a `$n IS NULL OR user_id = $n` would be a filter over the whole table's newest first).
+   */
   list(filter: ListFilter): Promise<CheckoutRow[]> {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const conditions: string[] = [];
+    if (filter.userId !== undefined) conditions.push(`user_id = ${param(filter.userId)}`);
+    if (filter.status !== undefined) conditions.push(`status = ${param(filter.status)}`);
+    if (filter.mode !== undefined) conditions.push(`mode = ${param(filter.mode)}`);
+    if (filter.stuckAfterMs !== undefined) {
+      conditions.push(
+        `status = 'PENDING' AND created_at < clock_timestamp() - ${param(filter.stuckAfterMs)} * interval '1 millisecond'`,
+      );
+    }
+    if (filter.after !== undefined) {
+      conditions.push(
+        `(created_at, id) < (${param(filter.after.createdAt)}::timestamptz, ${param(filter.after.id)}::uuid)`,
+      );
+    }
     return this.txHost.tx.query<CheckoutRow[]>(
       `SELECT * FROM checkout.checkouts
-        WHERE ($1::text IS NULL OR status = $1)
-          AND ($2::text IS NULL OR mode = $2)
-          AND ($3::int IS NULL OR (status = 'PENDING' AND created_at < clock_timestamp() - $3 * interval '1 millisecond'))
-          AND ($4::timestamptz IS NULL OR (created_at, id) < ($4, $5::uuid))
-          AND ($7::uuid IS NULL OR user_id = $7)
+        ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''}
         ORDER BY created_at DESC, id DESC
-        LIMIT $6`,
-      [
-        filter.status ?? null,
-        filter.mode ?? null,
-        filter.stuckAfterMs ?? null,
-        filter.after?.createdAt ?? null,
-        filter.after?.id ?? null,
-        filter.limit,
-        filter.userId ?? null,
-      ],
+        LIMIT ${param(filter.limit)}`,
+      params,
     );
   }
 }
