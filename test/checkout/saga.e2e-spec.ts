@@ -153,6 +153,27 @@ describe('The checkout saga', () => {
     }
   });
 
+  it("when a step's first send goes unanswered, then each command names its send, and the answer names the send it answers", async () => {
+    app.get(Faults).set([{ point: 'step:content.grant-access', action: 'timeout-before', times: 1 }]);
+    const id = await client.start({ userId: (await client.createUser()).id, mode: 'orchestration' });
+
+    expect(await client.until(id, FINAL)).toMatchObject({ status: 'COMPLETED' });
+    const named = async (type: string) =>
+      (
+        await app.database.query<{ send: string | null }>(
+          `SELECT headers->>'step-attempt' AS send FROM outbox.messages
+            WHERE aggregate_id = $1 AND type = $2 ORDER BY created_at`,
+          [id, type],
+        )
+      ).map((row) => row.send);
+    // More sends than two when a loaded machine answered the second after the 400 ms step timeout.
+    const sends = await named('content.grant-access.v1');
+    expect(sends.slice(0, 2)).toEqual(['1', '2']);
+    const answers = await named('content.access-granted.v1');
+    expect(answers.length).toBeGreaterThan(0);
+    for (const send of answers) expect(sends.slice(1)).toContain(send);
+  });
+
   it('when an action arrives after its compensation (a tombstone), then it is refused and changes nothing', async () => {
     app.get(Faults).set([{ point: 'step:billing.authorize-payment', action: 'timeout-before' }]);
     const user = await client.createUser();

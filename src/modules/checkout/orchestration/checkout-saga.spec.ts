@@ -14,7 +14,7 @@ import { FORWARD_STEPS, STEP_ORDER, stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
 import type { SagaInput, SagaPolicy } from './domain/checkout.saga';
-import { CHECKOUT_SAGA, type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
+import { CHECKOUT_SAGA, type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS, STEP_ATTEMPT_HEADER } from './saga-answers';
 
 /**
  * The checkout's saga specified by what it hears and what it sends, as emmett specifies a
@@ -32,11 +32,13 @@ const checkout = {
   payment_method: 'pm_card_ok',
 } as CheckoutRow;
 
-type Heard = Answer | SagaInput;
-/** A participant's answer about this checkout. */
-const answered = (contract: MessageContract, fields: Partial<Reply> = {}): Answer => ({
+type Heard = Answered | SagaInput;
+type Answered = Answer & { headers?: Record<string, string> };
+/** A participant's answer about this checkout (to the send `ofSend`, when it says which). */
+const answered = (contract: MessageContract, fields: Partial<Reply> = {}, ofSend?: number): Answered => ({
   contract,
   payload: { checkoutId: id, ...fields },
+  headers: ofSend === undefined ? undefined : { [STEP_ATTEMPT_HEADER]: String(ofSend) },
 });
 const started: SagaInput = { type: 'start' };
 const deadlinePassed: SagaInput = { type: 'deadline' };
@@ -51,7 +53,8 @@ function replay(history: Heard[]) {
   let progress: CheckoutProgress = { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null };
   const sent: Answer[] = [];
   for (const heard of history) {
-    const input = 'contract' in heard ? SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply) : heard;
+    const input =
+      'contract' in heard ? SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply, heard.headers) : heard;
     const next = evolve(saga, input, policy);
     for (const command of decide(saga, input, policy)) {
       sent.push(stepCommand(checkout, command.executes, command.attempt, next.reason ?? 'undone'));
@@ -222,6 +225,24 @@ describe('the checkout saga, by its messages', () => {
     const then = given(...stuck).when(personRetries, answered(PaymentVoided, { reason: 'not-licensed' }));
     expect(then.sends).toEqual(['billing.void-authorization.v1']);
     expect(then.checkout).toMatchObject({ status: 'FAILED', failureReason: 'not-licensed' });
+  });
+
+  it('given the grant asked again after silence, when its first send is refused late, then nothing is sent: the second is still to answer', () => {
+    const resent = [...happyPath.slice(0, 3), deadlinePassed];
+
+    const then = given(...resent).when(answered(AccessRefused, { reason: 'not-licensed' }, 1));
+
+    expect(then.sends).toEqual([]);
+    expect(then.checkout).toMatchObject({ status: 'PENDING', step: 'content.grant-access' });
+  });
+
+  it('given the grant asked again after silence, when the second send is refused, then the grant and the authorization are undone', () => {
+    const resent = [...happyPath.slice(0, 3), deadlinePassed];
+
+    const then = given(...resent).when(answered(AccessRefused, { reason: 'not-licensed' }, 2));
+
+    expect(then.sends).toEqual(['content.revoke-access.v1']);
+    expect(then.checkout).toMatchObject({ status: 'PENDING', step: 'content.revoke-access' });
   });
 
   it('given a step done, when the same answer comes again, then nothing is sent', () => {

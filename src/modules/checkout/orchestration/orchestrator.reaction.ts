@@ -25,7 +25,7 @@ export class OrchestratorReaction {
     role: 'orchestrator',
   })
   async onAnswer(reply: Reply, delivery: Delivery): Promise<void> {
-    const input = SAGA_ANSWERS.get(delivery.type)!(reply);
+    const input = SAGA_ANSWERS.get(delivery.type)!(reply, delivery.headers);
     for (let tries = 1; ; tries += 1) {
       try {
         await this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error });

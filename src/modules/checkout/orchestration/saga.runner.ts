@@ -7,7 +7,7 @@ import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import { stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import type { Saga, SagaInput } from './domain/checkout.saga';
-import { CHECKOUT_SAGA } from './saga-answers';
+import { CHECKOUT_SAGA, STEP_ATTEMPT_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
 
@@ -112,7 +112,9 @@ export class SagaRunner {
     for (const command of commands) {
       // The same idempotency key for every send of a step and for its compensation.
       const { contract, payload } = stepCommand(checkout, command.executes, command.attempt, saga.reason ?? 'undone');
-      await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers: ORCHESTRATED });
+      // Which send this is travels back on the answer, so that a late answer to an earlier send is told apart.
+      const headers = { ...ORCHESTRATED, [STEP_ATTEMPT_HEADER]: String(command.attempt) };
+      await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers });
       this.commandsSent.inc({ command: command.executes, kind: command.kind });
     }
     return saga;

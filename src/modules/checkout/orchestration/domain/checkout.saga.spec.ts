@@ -111,6 +111,24 @@ describe('the orchestrated checkout saga', () => {
       expect(saga.steps[GRANT]).toMatchObject({ status: 'COMPENSATING', uncertain: true });
     });
 
+    it('given a step sent again after silence, when the earlier send is refused late, then it is ignored: the resend is still to answer', () => {
+      const resent = given(...upTo(GRANT), deadline);
+
+      const { saga, commands } = when(resent, { type: 'refused', step: GRANT, reason: 'not-licensed', attempt: 1 });
+
+      expect(saga).toBe(resent);
+      expect(commands).toEqual([]);
+    });
+
+    it('given a step sent again after silence, when the current send is refused, then it is undone with the others', () => {
+      const resent = given(...upTo(GRANT), deadline);
+
+      const { saga, commands } = when(resent, { type: 'refused', step: GRANT, reason: 'not-licensed', attempt: 2 });
+
+      expect(saga).toMatchObject({ status: 'COMPENSATING', reason: 'not-licensed', toUndo: [GRANT, AUTHORIZE] });
+      expect(commands).toEqual([{ step: GRANT, kind: 'compensation', executes: 'content.revoke-access', attempt: 1 }]);
+    });
+
     it('given the capture declined, then access is revoked and then the authorization voided: reverse order', () => {
       const declined = when(given(...upTo(CAPTURE)), { type: 'refused', step: CAPTURE, reason: 'capture-declined' });
 

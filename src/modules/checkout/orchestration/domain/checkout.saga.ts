@@ -58,8 +58,8 @@ export type SagaInput =
   | { type: 'start' }
   /** The step was done; with `undoing`, its compensation was. */
   | { type: 'done'; step: CheckoutStep; undoing?: boolean }
-  /** A definitive business "no": the step had no effect. */
-  | { type: 'refused'; step: CheckoutStep; reason: string }
+  /** A definitive business "no" to send `attempt` (when it says which): that send had no effect. */
+  | { type: 'refused'; step: CheckoutStep; reason: string; attempt?: number }
   /** The participant tried and failed (its writes rolled back; an outside effect may remain). */
   | { type: 'failed'; step: CheckoutStep; undoing?: boolean; error: string; attempt?: number }
   /** No answer by the deadline: the step may or may not have had its effect. */
@@ -152,6 +152,10 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
     if (input.step !== saga.current || Boolean('undoing' in input && input.undoing) !== saga.undoing) return saga;
     // A late answer can settle an intervention: the saga then carries on from it.
     if (!isActive(saga.status) && saga.status !== 'INTERVENTION') return saga;
+    // A refusal or a failure of an earlier send than the current one says nothing of the current
+    // send, which is still to answer. A done answer of any send is the step's effect: it counts.
+    const sends = saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;
+    if (input.type !== 'done' && input.attempt !== undefined && input.attempt < sends) return saga;
     const settled =
       saga.status === 'INTERVENTION' ? { ...saga, status: saga.interruptedWhile!, intervention: undefined } : saga;
     switch (input.type) {
@@ -159,12 +163,10 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         return settled.undoing ? undone(settled) : done(settled);
       case 'refused':
         return refused(settled, input.reason);
-      case 'failed': {
-        // Known already (a repeat), or about an earlier send than the current one: nothing new.
-        const sends = saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;
-        if (saga.backingOff || (input.attempt !== undefined && input.attempt < sends)) return saga;
+      case 'failed':
+        // Known already: a repeat of the failure the saga is backing off from.
+        if (saga.backingOff) return saga;
         return giveUpOrResend(settled, policy, { silent: false, error: input.error });
-      }
     }
   }
 
