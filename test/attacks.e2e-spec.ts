@@ -1,4 +1,6 @@
 import { JwtService } from '@nestjs/jwt';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +10,8 @@ import { InvalidEnvironmentError } from '../src/config/env';
 import { CheckoutClient } from './support/checkout-client';
 import { eventually } from './support/eventually';
 import { logs, TestApp, withEnv } from './support/test-app';
+import { TestDatabase } from './support/test-database';
+import { TEST_DATABASE_URL } from './support/test-env';
 
 /** Every table a request could write, the auth schema's included. */
 const TABLES = [
@@ -27,9 +31,13 @@ const COMPOSE_TOKEN_SECRET = 'change-me-local-token-secret-0123456789';
 const DEVELOPMENT_TOKEN_SECRET = 'dev-only-token-secret-anyone-can-read-it-in-the-sources';
 const EXAMPLE_ADMIN_TOKEN = 'change-me-local-admin-token';
 
+/** A password of the deployment's own, as compose makes one; the tests' own (`postgres`) is published. */
+const OWN_PASSWORD = randomBytes(16).toString('hex');
+
 /** What a deployment made from compose runs with: production, no secret of its own, the made operator token. */
 const PRODUCTION_ENV = {
   NODE_ENV: 'production',
+  DATABASE_URL: `postgres://deployment:${OWN_PASSWORD}@localhost:5432/checkout`,
   AUTH_TOKEN_SECRET: undefined,
   ADMIN_TOKEN: 'generate',
   FAULT_INJECTION: undefined,
@@ -104,6 +112,16 @@ const ATTACKS: Attack[] = [
     name: "a production process given the example's admin token",
     expected: 'refused to start: ADMIN_TOKEN',
     attempt: () => startRefusal({ ...PRODUCTION_ENV, ADMIN_TOKEN: EXAMPLE_ADMIN_TOKEN }),
+  },
+  {
+    name: "a production process given the Postgres password compose's test services and the examples publish",
+    expected: 'refused to start: DATABASE_URL',
+    attempt: () => startRefusal({ ...PRODUCTION_ENV, DATABASE_URL: 'postgres://postgres:postgres@db:5432/checkout' }),
+  },
+  {
+    name: "a production process given a Redis password the docs' examples publish",
+    expected: 'refused to start: REDIS_URL',
+    attempt: () => startRefusal({ ...PRODUCTION_ENV, REDIS_URL: 'redis://checkout:password@redis:6379' }),
   },
   {
     name: "the example's admin token, to block a buyer",
@@ -182,11 +200,24 @@ describe('Attacks on a deployment made from the published files', () => {
     );
 
   beforeAll(async () => {
+    // The deployment logs into Postgres as a role of its own, with a password nobody published.
+    const database = await TestDatabase.create();
+    await database.query(`CREATE ROLE deployment LOGIN SUPERUSER PASSWORD '${OWN_PASSWORD}'`).catch(async () => {
+      await database.query(`ALTER ROLE deployment PASSWORD '${OWN_PASSWORD}'`); // left by an earlier run
+    });
+    const deploymentUrl = new URL(database.url);
+    [deploymentUrl.username, deploymentUrl.password] = ['deployment', OWN_PASSWORD];
     const comparisons = mkdtempSync(path.join(tmpdir(), 'comparisons-'));
     writeFileSync(path.join(comparisons, 'compare-2026-12-01T00-00-00Z.json'), JSON.stringify(COMPARISON));
     target.app = await TestApp.start({
+      database,
       // The two sign-ups below use up this address's sign-ups: no TRUST_PROXY, so it stays the address.
-      env: { ...PRODUCTION_ENV, COMPARE_RESULTS_DIR: comparisons, RATE_LIMIT_SIGNUPS: '2' },
+      env: {
+        ...PRODUCTION_ENV,
+        DATABASE_URL: deploymentUrl.toString(),
+        COMPARE_RESULTS_DIR: comparisons,
+        RATE_LIMIT_SIGNUPS: '2',
+      },
     });
     target.client = new CheckoutClient(target.app);
     await target.app.ready();
@@ -205,7 +236,15 @@ describe('Attacks on a deployment made from the published files', () => {
       .set('authorization', `Bearer ${target.operatorToken}`)
       .expect(200);
   });
-  afterAll(() => target.app.stop());
+  afterAll(async () => {
+    await target.app?.stop();
+    await target.app?.database.drop();
+    const maintenance = new URL(TEST_DATABASE_URL);
+    maintenance.pathname = '/postgres';
+    const postgres = new Client({ connectionString: maintenance.toString() });
+    await postgres.connect();
+    await postgres.query('DROP ROLE IF EXISTS deployment').finally(() => postgres.end());
+  });
 
   it("when the deployment's own credentials are used, then they work: the attacks below fail for want of a published one", async () => {
     await target.app

@@ -1,6 +1,7 @@
 import { ConfigType, registerAs } from '@nestjs/config';
 import { IsBoolean, IsInt, Matches, Max, Min } from 'class-validator';
-import { EnvBoolean, readEnv } from './env';
+import { EnvBoolean, InvalidEnvironmentError, readEnv } from './env';
+import { publishedPasswordProblem } from './published-secrets';
 
 class DatabaseEnv {
   @Matches(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?]+(\?\S*)?$/, {
@@ -21,6 +22,8 @@ class DatabaseEnv {
 
 export const databaseConfig = registerAs('database', () => {
   const env = readEnv(DatabaseEnv);
+  const published = publishedPasswordProblem('DATABASE_URL', env.DATABASE_URL);
+  if (published) throw new InvalidEnvironmentError([published]);
   return {
     url: env.DATABASE_URL,
     migrationsRun: env.DATABASE_MIGRATIONS_RUN,

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PUBLISHED_SECRETS, passwordOf, publishedSecretProblem } from './published-secrets';
+import { PUBLISHED_SECRETS, passwordOf, publishedPasswordProblem, publishedSecretProblem } from './published-secrets';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -89,5 +89,18 @@ describe('Secrets published in the repository', () => {
     expect(passwordOf('redis://:p%40ss@redis:6379')).toBe('p@ss');
     expect(passwordOf('postgres://postgres:postgres@localhost/checkout')).toBe('postgres');
     expect(passwordOf('redis://localhost:6379')).toBeUndefined();
+  });
+
+  it('when a production URL carries a published password, then it is refused; its own, or none, is not', () => {
+    const production = { NODE_ENV: 'production' };
+    expect(publishedPasswordProblem('DATABASE_URL', 'postgres://postgres:postgres@db/checkout', production)).toMatch(
+      /^DATABASE_URL: its password is one published/,
+    );
+    expect(publishedPasswordProblem('REDIS_URL', 'redis://:password@redis:6379', production)).toBeDefined();
+    expect(
+      publishedPasswordProblem('DATABASE_URL', 'postgres://app:Zq8-own-one@db/checkout', production),
+    ).toBeUndefined();
+    expect(publishedPasswordProblem('DATABASE_URL', 'postgres://postgres@db/checkout', production)).toBeUndefined();
+    expect(publishedPasswordProblem('DATABASE_URL', 'postgres://postgres:postgres@db/checkout', {})).toBeUndefined();
   });
 });

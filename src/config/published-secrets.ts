@@ -32,6 +32,9 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
 /** Whether the app runs as a production deployment, where only the deployment's own secrets are taken. */
 export const isProduction = (env: NodeJS.ProcessEnv = process.env): boolean => env.NODE_ENV === 'production';
 
+const refused = (value: string | undefined, env: NodeJS.ProcessEnv) =>
+  value !== undefined && isProduction(env) && PUBLISHED_SECRETS.has(value);
+
 /**
  * The problem with `value` as the variable `name`, when a production process is given a value that
  * this repository publishes; undefined otherwise. The value itself is not repeated.
@@ -41,8 +44,21 @@ export function publishedSecretProblem(
   value: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
-  if (value === undefined || !isProduction(env) || !PUBLISHED_SECRETS.has(value)) return undefined;
+  if (!refused(value, env)) return undefined;
   return `${name}: is a value published in the repository (an example or a test's), which anyone can read; with NODE_ENV=production give one of your own`;
+}
+
+/**
+ * The problem with the password that the URL in `name` carries, when a production process is given
+ * one this repository publishes (compose's and the examples' `postgres`, say); undefined otherwise.
+ */
+export function publishedPasswordProblem(
+  name: string,
+  url: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (url === undefined || !refused(passwordOf(url), env)) return undefined;
+  return `${name}: its password is one published in the repository (an example's or a test's), which anyone can read; with NODE_ENV=production give one of your own`;
 }
 
 /** The password of a `scheme://user:password@host` URL, decoded; undefined when it has none. */

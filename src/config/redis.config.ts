@@ -3,6 +3,7 @@ import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validato
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { EnvBoolean, EnvList, InvalidEnvironmentError, readEnv } from './env';
+import { publishedPasswordProblem, publishedSecretProblem } from './published-secrets';
 
 const HOST_PORT = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/;
 const HOST_PORT_MESSAGE = 'must be a comma-separated list of host:port, e.g. redis-1:6379,redis-2:6379';
@@ -89,6 +90,13 @@ export function readRedisConfig(env: NodeJS.ProcessEnv = process.env) {
       problems.push('REDIS_TLS_CA_FILE: cannot be read');
     }
   }
+  problems.push(
+    ...[
+      given('REDIS_URL') ? publishedPasswordProblem('REDIS_URL', values.REDIS_URL, env) : undefined,
+      publishedSecretProblem('REDIS_PASSWORD', values.REDIS_PASSWORD, env),
+      publishedSecretProblem('REDIS_SENTINEL_PASSWORD', values.REDIS_SENTINEL_PASSWORD, env),
+    ].filter((problem) => problem !== undefined),
+  );
   if (problems.length > 0) throw new InvalidEnvironmentError(problems);
 
   const topology: RedisTopology = values.REDIS_CLUSTER_NODES?.length

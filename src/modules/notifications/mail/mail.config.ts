@@ -1,6 +1,7 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { readEnv } from '../../../config/env';
+import { InvalidEnvironmentError, readEnv } from '../../../config/env';
+import { publishedPasswordProblem } from '../../../config/published-secrets';
 
 class MailEnv {
   /** Unset: emails are only logged and recorded. */
@@ -12,6 +13,8 @@ class MailEnv {
 
 export const mailConfig = registerAs('mail', () => {
   const env = readEnv(MailEnv);
+  const published = publishedPasswordProblem('SMTP_URL', env.SMTP_URL);
+  if (published) throw new InvalidEnvironmentError([published]);
   return { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM };
 });
 export type MailConfig = ConfigType<typeof mailConfig>;
