@@ -71,7 +71,11 @@ function nodeBinary() {
  * Runs Jest on exercises' specs, each against its answer (`targets`: folder name -> answer).
  * Resolves with Jest's exit code, its JSON results and, when `quiet`, its output.
  */
-function runJest(specs, targets, { narrate = false, quiet = false, failFast = false, workers = 1 } = {}) {
+function runJest(
+  specs,
+  targets,
+  { narrate = false, quiet = false, failFast = false, workers = 1, timeline = false } = {},
+) {
   const work = mkdtempSync(path.join(tmpdir(), 'exercise-'));
   const outputFile = path.join(work, 'results.json');
   const args = [
@@ -91,6 +95,7 @@ function runJest(specs, targets, { narrate = false, quiet = false, failFast = fa
         ...process.env,
         EXERCISE_TARGETS: JSON.stringify(targets),
         EXERCISE_NARRATE: narrate ? '1' : '',
+        EXERCISE_TIMELINE: timeline ? '1' : '',
         EXERCISE_FAIL_FAST: failFast ? '1' : '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,7 +138,11 @@ function verdictOf(suite) {
   return {
     kind: 'red',
     total: tests.length,
-    failed: failed.map((test) => ({ title: test.title, why: whyOf(test.failureMessages?.[0] ?? '') })),
+    failed: failed.map((test) => ({
+      title: test.title,
+      why: whyOf(test.failureMessages?.[0] ?? ''),
+      stack: test.failureMessages?.join('\n'),
+    })),
   };
 }
 
@@ -179,6 +188,7 @@ function usage() {
       '       npm run exercise -- NN --hint N         print hint N of the exercise (1, 2, ...)\n' +
       '       npm run exercise -- NN --target <file>  run <file>.ts of the folder instead of starter.ts\n' +
       '       npm run exercise -- NN --solution | --wrong <what>   the reference, or a wrong answer\n' +
+      "       (and --timeline: each checkout's messages in the story; --jest: Jest's own output)\n" +
       '       npm run exercise -- list                each exercise green, red or not tried, from its last run\n' +
       '       npm run exercise -- --check [NN ...]    every starter and wrong answer red, every solution-* green\n' +
       `Exercises: ${exercises()
@@ -323,44 +333,92 @@ async function main() {
   }
 
   await require('./services').ensureServices();
-  if (!args.includes('--watch')) process.exit(await runOnce(exercise, target));
-  await watch(exercise, target);
+  const options = { jest: args.includes('--jest'), timeline: args.includes('--timeline') };
+  if (!args.includes('--watch')) process.exit(await runOnce(exercise, target, options));
+  await watch(exercise, target, options);
 }
 
-/** One run of the exercise against `target`, told as it goes; its verdict is kept for `list`. Returns the exit code. */
-async function runOnce(exercise, target) {
+/**
+ * One run of the exercise against `target`; its verdict is kept for `list`. What it prints, in
+ * this order: green, or red with the invariants still broken; then the story of the run (the
+ * spec's `│` lines); then where the learner's own file threw, if it did (Jest's frames in the
+ * course's specs and support files are left out). `options.jest` prints Jest's own output as it
+ * comes instead; `options.timeline` adds each checkout's timeline to the story. Returns the exit code.
+ */
+async function runOnce(exercise, target, options = {}) {
   console.log(header(exercise, target));
-  const run = await runJest([exercise.spec], { [exercise.name]: target }, { narrate: true });
+  const fileOf = path.join(exercise.dir, `${target}.ts`);
+  const file = path.relative(root, fileOf);
+  if (!options.jest) console.log(dim(`  running ${file}…`));
+  const run = await runJest(
+    [exercise.spec],
+    { [exercise.name]: target },
+    {
+      narrate: true,
+      quiet: !options.jest,
+      timeline: options.timeline,
+    },
+  );
   const verdict = verdictOf(suiteOf(run.results, exercise.spec));
   recordProgress(exercise, target, verdict);
-  const file = path.relative(root, path.join(exercise.dir, `${target}.ts`));
+  const took = `${run.seconds.toFixed(1)} s`;
   console.log('');
   if (verdict.kind === 'green') {
-    console.log(green(`✔ GREEN: ${file} keeps every invariant of ${exercise.name} (${run.seconds.toFixed(1)} s)`));
-    return 0;
-  }
-  if (verdict.kind === 'broken') {
-    console.log(red(`✘ ${file} did not run:\n${verdict.message}`));
+    console.log(green(`✔ GREEN: ${file} keeps every invariant of ${exercise.name} (${took})`));
+  } else if (verdict.kind === 'broken') {
+    console.log(red(`✘ ${file} did not run (${took}):\n${verdict.message}`));
   } else {
-    console.log(red(`✘ RED: ${verdict.failed.length} of ${verdict.total} still broken with ${file}:`));
+    console.log(red(`✘ RED: ${verdict.failed.length} of ${verdict.total} still broken with ${file} (${took}):`));
     for (const { title, why } of verdict.failed) console.log(red(`  ✘ ${title}${why ? `\n      ${why}` : ''}`));
-    if (isLearners(target)) {
-      const hints = hintsOf(exercise).length;
-      console.log(
-        dim(
-          `  Edit ${file} until this turns green${hints ? ` (stuck? npm run exercise -- ${exercise.number} --hint 1)` : ''}.`,
-        ),
-      );
+  }
+  if (!options.jest) {
+    const story = storyOf(run.output);
+    if (story.length > 0) console.log(['', bold('What happened'), ...story].join('\n'));
+    const threw = verdict.kind === 'red' ? framesIn(fileOf, verdict.failed) : [];
+    if (threw.length > 0) console.log(['', bold(`Where ${path.basename(file)} threw`), ...threw].join('\n'));
+  }
+  if (verdict.kind !== 'green' && isLearners(target)) {
+    const hints = hintsOf(exercise).length;
+    const stuck = hints ? ` (stuck? npm run exercise -- ${exercise.number} --hint 1)` : '';
+    console.log(dim(`\nEdit ${file} until this turns green${stuck}.`));
+  }
+  if (!options.timeline && /narrateTimeline\(/.test(readFileSync(exercise.spec, 'utf8'))) {
+    console.log(dim(`--timeline adds each checkout's messages and deliveries to the story.`));
+  }
+  return verdict.kind === 'green' ? 0 : 1;
+}
+
+/** The spec's story of a run: the `│` lines it narrated, in order. */
+function storyOf(output) {
+  return stripVTControlCharacters(output)
+    .split('\n')
+    .filter((line) => /^\s*│/.test(line))
+    .map((line) => `  ${line.trim()}`);
+}
+
+/** The frames of the failures that point into the learner's file, each with its line of code. */
+function framesIn(fileOf, failed) {
+  const source = existsSync(fileOf) ? readFileSync(fileOf, 'utf8').split('\n') : [];
+  const seen = new Set();
+  const frames = [];
+  for (const { stack } of failed) {
+    for (const line of stripVTControlCharacters(stack ?? '').split('\n')) {
+      const at = line.indexOf(`${fileOf}:`);
+      if (at < 0) continue;
+      const [lineNo] = line.slice(at + fileOf.length + 1).split(':');
+      if (seen.has(lineNo)) continue;
+      seen.add(lineNo);
+      frames.push(`  ${path.basename(fileOf)}:${lineNo}  ${(source[Number(lineNo) - 1] ?? '').trim()}`);
     }
   }
-  return 1;
+  return frames.slice(0, 5);
 }
 
 /**
  * `--watch`: runs the exercise, then again each time a file of its folder is saved (a save during
  * a run starts one more run after it). Ends with Ctrl-C.
  */
-async function watch(exercise, target) {
+async function watch(exercise, target, options) {
   let running = false;
   let again = false;
   let timer;
@@ -373,7 +431,7 @@ async function watch(exercise, target) {
     running = true;
     do {
       again = false;
-      await runOnce(exercise, target);
+      await runOnce(exercise, target, options);
       console.log(dim(`\nWatching ${folder}/: save a file to run again (Ctrl-C to stop).`));
     } while (again);
     running = false;
@@ -442,7 +500,7 @@ async function checkTargets({ only = [] } = {}) {
   return 0;
 }
 
-module.exports = { checkTargets };
+module.exports = { checkTargets, framesIn, storyOf };
 
 if (require.main === module) {
   main().catch((error) => {

@@ -65,11 +65,39 @@ describe('npm run exercise: hints, progress and watch', () => {
     expect(out).toContain('Next: npm run exercise -- 02');
   });
 
+  it("when a red run is told, then Jest's frames in the course's own files are left out, and the learner's file's are shown with its code", () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the script is CommonJS
+    const { framesIn, storyOf } = require(script) as {
+      framesIn: (file: string, failed: { stack?: string }[]) => string[];
+      storyOf: (output: string) => string[];
+    };
+    const support = path.join(__dirname, 'support', 'track.ts');
+    const spec = path.join(__dirname, '04-per-consumer-dedup', '04-per-consumer-dedup.spec.ts');
+    const stack = [
+      'Error: relation "ex04.processed" does not exist',
+      `    at ProcessedMessages.exists (${starter}:25:5)`,
+      `    at invariant (${support}:48:9)`,
+      `    at Object.<anonymous> (${spec}:106:13)`,
+    ].join('\n');
+    const line25 = readFileSync(starter, 'utf8').split('\n')[24].trim();
+    expect(framesIn(starter, [{ stack }])).toEqual([`  starter.ts:25  ${line25}`]);
+
+    const output = ['PASS something', '  │ the shop placed order 1', '    at Object.<anonymous>', '  │ FAULT: x'].join(
+      '\n',
+    );
+    expect(storyOf(output)).toEqual(['  │ the shop placed order 1', '  │ FAULT: x']);
+  });
+
   describe('--watch', () => {
     let child: ChildProcess | undefined;
-    afterAll(() => {
-      if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
-    });
+    /** Ends the watch and the run it started (its process group), and waits for it to be gone. */
+    const stop = async () => {
+      if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child!.once('close', resolve));
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    };
+    afterAll(stop);
 
     it('when the starter is run with --watch and then saved, then it runs again, and its red verdict is kept for the list', async () => {
       writeFileSync(progress, '{}');
@@ -96,7 +124,7 @@ describe('npm run exercise: hints, progress and watch', () => {
         },
         { what: 'the run after the save' },
       );
-      process.kill(-child.pid!, 'SIGTERM');
+      await stop();
       expect(exercise('list').out).toMatch(/04-per-consumer-dedup +red \(1 of 1 broken\)/);
     }, 90_000);
   });

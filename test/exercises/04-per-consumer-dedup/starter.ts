@@ -23,8 +23,8 @@ export class ProcessedMessages implements Dedup {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   async exists(delivery: Delivery): Promise<boolean> {
-    // TODO: has the consumer of this delivery (delivery.consumer) already processed this message
-    // (delivery.id, the same on every delivery of it)? Never, for now: a duplicate is processed again.
+    // TODO: has this already been processed? Never, for now: a duplicate is processed again.
+    // (`delivery.id` is the message's id, the same on every delivery of it.)
     void delivery;
     return false;
   }

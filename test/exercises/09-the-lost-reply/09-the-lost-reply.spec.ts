@@ -8,8 +8,8 @@ const CRASH_POINT = 'step:billing.authorize-payment:after-effect';
 const BOOT_MS = 90_000;
 
 /**
- * Exercise 09 (lesson 002, "chamadas a serviços externos sem chave de idempotência"; lesson 004,
- * "a mesma chave em toda tentativa"): the lost reply. The app runs as its own process, and dies
+ * Exercise 09 (lesson 002, calls to outside services without an idempotency key; lesson 004, a
+ * timeout says the answer did not arrive, not that the action did not happen): the lost reply. The app runs as its own process, and dies
  * for real (SIGKILL) right after the card gateway approved the hold and before our database
  * recorded it. A new process takes over; the orchestrator, which never heard back, asks again.
  */
