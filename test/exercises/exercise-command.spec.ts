@@ -109,7 +109,7 @@ describe('npm run exercise: hints, progress and watch', () => {
 
       await eventually(() => expect(out).toContain('Watching test/exercises/04-per-consumer-dedup/'), {
         what: 'the first run of 04 under --watch',
-        timeoutMs: 60_000,
+        timeoutMs: 150_000,
       });
       expect(runs()).toBe(1);
       const kept = JSON.parse(readFileSync(progress, 'utf8'));
@@ -126,6 +126,6 @@ describe('npm run exercise: hints, progress and watch', () => {
       );
       await stop();
       expect(exercise('list').out).toMatch(/04-per-consumer-dedup +red \(1 of 1 broken\)/);
-    }, 90_000);
+    }, 200_000);
   });
 });
