@@ -3,17 +3,20 @@ import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { databaseConfig } from './config/database.config';
 import { createDatabase, isMissingDatabase } from './infra/database/create-database';
-import { dataSourceOptions } from './infra/database/data-source.options';
+import { migrationDataSourceOptions } from './infra/database/data-source.options';
 import { runMigrations } from './infra/database/run-migrations';
 
-/** `npm run migration:run`: applies every module's pending migrations to DATABASE_URL, then exits. */
+/**
+ * `npm run migration:run`: applies every module's pending migrations to DATABASE_DIRECT_URL (or
+ * DATABASE_URL without one), then exits.
+ */
 async function migrate(): Promise<void> {
   void AppModule; // importing it registers every module's migrations
   const config = databaseConfig();
-  const dataSource = new DataSource(dataSourceOptions(config));
+  const dataSource = new DataSource(migrationDataSourceOptions(config));
   await dataSource.initialize().catch(async (error: unknown) => {
     if (!isMissingDatabase(error)) throw error;
-    process.stdout.write(`Created database ${await createDatabase(config.url)}\n`);
+    process.stdout.write(`Created database ${await createDatabase(config.directUrl)}\n`);
     await dataSource.initialize();
   });
   try {

@@ -5,10 +5,28 @@ import type { EntityManager } from 'typeorm';
 export interface AppPgClientConfig extends ClientConfig {
   /** Prepare each statement once per connection; false behind a pooler that cannot keep them. */
   prepareStatements?: boolean;
+  /**
+   * Bounds each transaction sets for itself (SET LOCAL, in the write of its BEGIN), behind a pooler
+   * that refuses or drops the startup parameters lock_timeout and statement_timeout; a statement
+   * outside a transaction gets one of its own. Missing or 0: no limit.
+   */
+  transactionBounds?: { lockTimeoutMs?: number; statementTimeoutMs?: number };
+}
+
+/** The SET LOCALs of `bounds`, or undefined when there is none to set. */
+function boundsOf(bounds: AppPgClientConfig['transactionBounds']): string | undefined {
+  const settings = [
+    ['lock_timeout', bounds?.lockTimeoutMs],
+    ['statement_timeout', bounds?.statementTimeoutMs],
+  ].filter((setting): setting is [string, number] => Number.isSafeInteger(setting[1]) && (setting[1] as number) > 0);
+  return settings.length === 0 ? undefined : settings.map(([name, ms]) => `SET LOCAL ${name} = ${ms}`).join('; ');
 }
 
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\s*;?\s*$/i;
 const END = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
+/** Statements that a transaction of their own would change or break: sent as they come. */
+const OWN_TRANSACTION =
+  /^\s*(BEGIN|START|COMMIT|ROLLBACK|END|ABORT|SAVEPOINT|RELEASE|PREPARE|SET\s+TRANSACTION|LISTEN|UNLISTEN|VACUUM|CREATE\s+DATABASE|DROP\s+DATABASE|CREATE\s+INDEX\s+CONCURRENTLY|DROP\s+INDEX\s+CONCURRENTLY|REINDEX)\b/i;
 
 /** Postgres refuses to run a prepared statement whose result's columns changed (a migration since). */
 const RESULT_CHANGED = '0A000';
@@ -83,6 +101,8 @@ export class AppPgClient extends Client {
   /** True while a held statement is being sent: it rides in the write of the statement after it. */
   ridingWithNext = false;
   private readonly prepares: boolean;
+  /** SET LOCALs that go with each BEGIN (behind a pooler), or undefined. */
+  private readonly bounds?: string;
   /** Texts whose prepared statement this connection's Postgres refused since (RESULT_CHANGED). */
   private readonly unprepared = new Set<string>();
 
@@ -90,6 +110,7 @@ export class AppPgClient extends Client {
     const options: AppPgClientConfig = typeof config === 'string' ? { connectionString: config } : { ...config };
     super({ ...options, pipeline: true } as ClientConfig);
     this.prepares = options.prepareStatements ?? true;
+    this.bounds = boundsOf(options.transactionBounds);
   }
 
   /**
@@ -116,7 +137,12 @@ export class AppPgClient extends Client {
       this.held.push(HELD_BEGIN);
       return Promise.resolve(answered('BEGIN'));
     }
-    if (this.held.length === 0) return this.send(args);
+    if (this.held.length === 0) {
+      if (this.bounds && plain && !OWN_TRANSACTION.test(text) && this.getTransactionStatus() === 'I') {
+        return this.boundedAlone(args);
+      }
+      return this.send(args);
+    }
     const held = this.held.splice(0);
     const end = plain ? END.exec(text)?.[1].toUpperCase() : undefined;
     const begun = held[0] === HELD_BEGIN;
@@ -141,8 +167,33 @@ export class AppPgClient extends Client {
     }
   }
 
+  /**
+   * A statement outside a transaction, behind a pooler: in a transaction of its own that sets the
+   * bounds, BEGIN, the statement and COMMIT in one write (one round trip, as alone).
+   */
+  private boundedAlone(args: unknown[]): Promise<QueryResult> {
+    const { stream } = (this as unknown as { connection: { stream: Corkable } }).connection;
+    stream.cork();
+    try {
+      this.held.push(HELD_BEGIN);
+      const answer = this.query(...args) as Promise<QueryResult>;
+      const committed = this.query('COMMIT') as Promise<QueryResult>;
+      return Promise.allSettled([answer, committed]).then(([statement, commit]) => {
+        if (statement.status === 'rejected') throw statement.reason;
+        if (commit.status === 'rejected') throw commit.reason;
+        return statement.value;
+      });
+    } finally {
+      stream.uncork();
+    }
+  }
+
   private send(args: unknown[]): Promise<QueryResult> {
     const [text, values, ...rest] = args;
+    // Behind a pooler, a transaction sets its bounds in the same message as its BEGIN.
+    if (this.bounds && typeof text === 'string' && values === undefined && BEGIN.test(text)) {
+      return super.query(`${text.replace(/;?\s*$/, '')}; ${this.bounds}`) as unknown as Promise<QueryResult>;
+    }
     const name =
       this.prepares && typeof text === 'string' && Array.isArray(values) && values.length > 0 && rest.length === 0
         ? !this.unprepared.has(text) && nameOf(text)

@@ -2,7 +2,7 @@ import { Logger as NestLogger } from '@nestjs/common';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import type { DatabaseConfig } from '../../config/database.config';
-import { AppPgClient } from './app-pg-client';
+import { AppPgClient, type AppPgClientConfig } from './app-pg-client';
 import { registeredEntities, registeredMigrations } from './database.registry';
 
 /** TypeORM speaks through the app's logger, so its lines are JSON and carry the correlation id. */
@@ -25,7 +25,22 @@ class TypeOrmToNestLogger implements TypeOrmLogger {
   }
 }
 
-type Optional = 'lockTimeoutMs' | 'statementTimeoutMs' | 'preparedStatements';
+type Optional = 'lockTimeoutMs' | 'statementTimeoutMs' | 'preparedStatements' | 'pooler';
+type Config = Omit<DatabaseConfig, Optional | 'directUrl'> & Partial<Pick<DatabaseConfig, Optional>>;
+
+/**
+ * The session's bounds, 0 or missing meaning no limit. Straight to Postgres they are sent with the
+ * connection's startup message. A pooler refuses startup parameters it does not know (or drops
+ * them, if told to ignore them), and one in transaction mode hands every transaction a connection
+ * that any client may have set: behind a pooler, each transaction sets its own (SET LOCAL), in the
+ * write of its BEGIN (AppPgClient, ADR 0072).
+ */
+function bounds(config: Config): Pick<AppPgClientConfig, 'lock_timeout' | 'statement_timeout' | 'transactionBounds'> {
+  const lockTimeoutMs = config.lockTimeoutMs || undefined;
+  const statementTimeoutMs = config.statementTimeoutMs || undefined;
+  if ((config.pooler ?? 'none') !== 'none') return { transactionBounds: { lockTimeoutMs, statementTimeoutMs } };
+  return { lock_timeout: lockTimeoutMs, statement_timeout: statementTimeoutMs };
+}
 
 /**
  * The one place that says how the app talks to Postgres: the app, the migration command and tests
@@ -33,9 +48,7 @@ type Optional = 'lockTimeoutMs' | 'statementTimeoutMs' | 'preparedStatements';
  * for a lock longer than the lock timeout, or runs longer than the statement timeout. Migrations
  * lift both for their own session (runMigrations).
  */
-export function dataSourceOptions(
-  config: Omit<DatabaseConfig, Optional> & Partial<Pick<DatabaseConfig, Optional>>,
-): PostgresDataSourceOptions {
+export function dataSourceOptions(config: Config): PostgresDataSourceOptions {
   return {
     type: 'postgres',
     url: config.url,
@@ -55,9 +68,25 @@ export function dataSourceOptions(
       Client: AppPgClient,
       prepareStatements: config.preparedStatements ?? true,
       idleTimeoutMillis: 30_000,
-      // Sent with the connection's startup message; 0 or missing means no limit.
-      lock_timeout: config.lockTimeoutMs || undefined,
-      statement_timeout: config.statementTimeoutMs || undefined,
+      ...bounds(config),
     },
   };
+}
+
+/**
+ * For migrations: they hold a session's advisory lock and run unbounded, so they go to Postgres
+ * itself (DATABASE_DIRECT_URL) on a connection of their own, never through a pooler that moves
+ * sessions. Without a direct URL they go where DATABASE_URL leads (a session-mode pooler keeps
+ * their session).
+ */
+export function migrationDataSourceOptions(config: DatabaseConfig): PostgresDataSourceOptions {
+  const direct = config.directUrl !== config.url;
+  return dataSourceOptions({
+    ...config,
+    url: config.directUrl,
+    pooler: direct ? 'none' : config.pooler,
+    poolSize: 1,
+    lockTimeoutMs: 0,
+    statementTimeoutMs: 0,
+  });
 }

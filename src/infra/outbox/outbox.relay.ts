@@ -77,7 +77,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     if (!this.roles.has('relay')) return;
     void this.connector.ready.then(() => {
       if (this.task.isStopped) return;
-      this.listener = new PgListener(this.database.url, OUTBOX_CHANNEL, () => this.wake());
+      this.listener = new PgListener(this.database.directUrl, OUTBOX_CHANNEL, () => this.wake());
       this.listener.start();
     });
   }
