@@ -3,7 +3,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 /**
  * Forwards a local port to a real service. Closing the proxy cuts every connection and refuses new
  * ones, which is what a service that went down looks like to its clients; the real service itself
- * is never disturbed, so other tests go on using it.
+ * is never disturbed, so other tests go on using it. `repoint` sends it elsewhere, as a virtual IP
+ * moved or an HAProxy backend switched is to its clients: one address, another server behind it.
  */
 export class TcpProxy {
   private server?: Server;
@@ -11,8 +12,17 @@ export class TcpProxy {
 
   constructor(
     readonly port: number,
-    private readonly target: { host: string; port: number },
+    private target: { host: string; port: number },
   ) {}
+
+  /**
+   * From now on, new connections go to `target`; those open are cut (as HAProxy's
+   * `on-marked-down shutdown-sessions` does), so that no client goes on talking to the old server.
+   */
+  repoint(target: { host: string; port: number }): void {
+    this.target = target;
+    this.sockets.forEach((socket) => socket.destroy());
+  }
 
   async open(): Promise<void> {
     const server = createServer((client) => {

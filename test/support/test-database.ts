@@ -47,9 +47,15 @@ export class TestDatabase {
   readonly url: string;
   /** For the test's own assertions; separate from the app's pool. */
   readonly pool: Pool;
+  /** Made here on the shared server (and dropped at the end), or only reached here (`at`). */
+  private readonly owned: boolean;
 
-  private constructor(readonly name: string) {
-    this.url = withDatabaseName(TEST_DATABASE_URL, name);
+  private constructor(
+    readonly name: string,
+    url?: string,
+  ) {
+    this.owned = url === undefined;
+    this.url = url ?? withDatabaseName(TEST_DATABASE_URL, name);
     this.pool = new Pool({ connectionString: this.url, max: 4 });
     // An idle connection ended from outside (the drop's FORCE, a test that cuts connections) is
     // not the test's failure; the next query opens another.
@@ -63,12 +69,20 @@ export class TestDatabase {
     return new TestDatabase(name);
   }
 
+  /**
+   * A database on another server (a rig's own, such as a primary and standby behind an endpoint),
+   * created and migrated elsewhere: only read and written here, never dropped.
+   */
+  static at(url: string): TestDatabase {
+    return new TestDatabase(decodeURIComponent(new URL(url).pathname.slice(1)), url);
+  }
+
   async query<Row extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
     return (await this.pool.query<Row>(sql, params)).rows;
   }
 
   async drop(): Promise<void> {
     await this.pool.end();
-    await dropDatabase(this.name);
+    if (this.owned) await dropDatabase(this.name);
   }
 }

@@ -124,6 +124,11 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
     decide: (db: PoolClient) => Promise<Decision>,
   ): Promise<GatewayAnswer> {
     const db = await this.pool.connect();
+    // Its connection lost while checked out (the server gone): the query in flight fails with it,
+    // and the client's own 'error' event must not go unheard (an unhandled one ends the process).
+    let lost: Error | undefined;
+    const onLost = (error: Error) => (lost = error);
+    db.on('error', onLost);
     try {
       await db.query('BEGIN');
       await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`gateway:${operation}:${key}`]);
@@ -153,7 +158,8 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
       await db.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      db.release();
+      db.removeListener('error', onLost);
+      db.release(lost);
     }
   }
 
