@@ -8,7 +8,7 @@ import { describeError } from '../errors';
 import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
 import type { OutboxMessage } from './message';
 import { OutboxPublisher } from './outbox.publisher';
-import { jobIdOf, OutboxQueues, withTrace } from './outbox.queues';
+import { jobsFor, OutboxQueues, withTrace } from './outbox.queues';
 import { traceContextOf } from '../tracing/message.tracing';
 import { ConsumerCatalog } from './consumer-catalog';
 
@@ -110,14 +110,18 @@ export class DeadLetters {
       }
     });
     await this.queues
-      .push([
-        {
-          queue,
-          jobId: jobIdOf(row.message_id, row.consumer),
-          name: row.type,
-          job: withTrace({ id: row.message_id, consumer: row.consumer }, traceContextOf(row.message.headers)),
-        },
-      ])
+      .push(
+        jobsFor(
+          [
+            {
+              queue,
+              type: row.type,
+              delivery: withTrace({ id: row.message_id, consumer: row.consumer }, traceContextOf(row.message.headers)),
+            },
+          ],
+          1,
+        ),
+      )
       .catch((error: unknown) =>
         this.logger.warn(`Redrive push failed; the sweep will push it: ${describeError(error)}`),
       );

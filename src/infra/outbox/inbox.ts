@@ -28,6 +28,8 @@ export interface InboxDelivery {
   attempt: number;
   /** Only deliveries of one queue share a transaction; the handler of an `exclusive` one always runs alone. */
   subscription: InboxConsumer;
+  /** Runs in its own transaction, as an `exclusive` consumer's deliveries do (one suspected of killing its worker). */
+  alone?: boolean;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
   /** An injected `consumer:<name>:before-commit` crash fires on this attempt, once the handler returned. */
@@ -116,7 +118,7 @@ export class Inbox {
   ) {}
 
   handle(item: InboxDelivery): Promise<InboxOutcome> {
-    if (item.subscription.exclusive) {
+    if (item.subscription.exclusive || item.alone) {
       return continueTrace(item.traceContext, () => this.alone(item));
     }
     const { queue } = item.subscription;

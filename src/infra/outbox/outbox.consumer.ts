@@ -22,7 +22,17 @@ import type { Takes } from './delivery-log';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import { PermanentFailure } from './permanent-failure';
-import { type OutboxJob, outboxJobOf } from './outbox.queues';
+import {
+  jobIdOf,
+  type JobToPush,
+  type OutboxBatchJob,
+  type OutboxDelivery,
+  type OutboxJob,
+  type OutboxJobData,
+  outboxBatchOf,
+  outboxJobOf,
+  OutboxQueues,
+} from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
 import { isUnreachable } from './unreachable';
@@ -35,6 +45,18 @@ const LEAVE_FOR_OTHERS_MS = 1_000;
 const OUTAGE_BACKOFF_CAP_MS = 10_000;
 
 /**
+ * How a delivery goes on after this attempt: done (handled, dead-lettered, refused), retried after
+ * a failure, postponed by an outage, or left for another process (another version of the app).
+ */
+type Next =
+  | { kind: 'done' }
+  | { kind: 'retry'; error: unknown; type?: string }
+  | { kind: 'postpone'; error: unknown; type?: string }
+  | { kind: 'leave'; type?: string };
+const DONE: Next = { kind: 'done' };
+const LEAVE = { kind: 'leave' } as const;
+
+/**
  * One BullMQ worker per module queue. A job names a message and a consumer; the message itself
  * is read from the outbox, and a job whose consumer does not take it is refused. Each delivery
  * runs in the context of its message (correlation id; causation id = the message's id) and
@@ -45,7 +67,9 @@ const OUTAGE_BACKOFF_CAP_MS = 10_000;
 @Injectable()
 export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('OutboxConsumer');
-  private readonly workers: Worker<OutboxJob>[] = [];
+  private readonly workers: Worker<OutboxJobData>[] = [];
+  /** Per queue, the end of the line of deliveries that run alone (see inTurn). */
+  private readonly turns = new Map<string, Promise<void>>();
   private stopped = false;
 
   constructor(
@@ -60,6 +84,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly roles: AppRoles,
     private readonly connector: DatabaseConnector,
     private readonly queuePrefix: QueuePrefix,
+    private readonly queues: OutboxQueues,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -89,7 +114,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   private startWorker(queue: string): void {
-    const worker = new Worker<OutboxJob>(queue, (job, token) => this.process(job, token), {
+    const worker = new Worker<OutboxJobData>(queue, (job, token) => this.process(job, token), {
       connection: this.redis.open(`worker:${queue}`, 'blocking'),
       prefix: this.queuePrefix.of(queue),
       concurrency: this.config.workerConcurrency,
@@ -109,49 +134,185 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Handles one delivery; throwing asks BullMQ to retry it later. A delivery that fails because
-   * Postgres or Redis is unreachable is postponed instead, with a backoff that doubles up to
-   * OUTAGE_BACKOFF_CAP_MS and without spending an attempt: an outage never dead-letters a message.
+   * Handles a job of one delivery, or a batch job of several. Throwing asks BullMQ to retry the
+   * job later. A delivery that fails because Postgres or Redis is unreachable is postponed
+   * instead, with a backoff that doubles up to OUTAGE_BACKOFF_CAP_MS and without spending an
+   * attempt: an outage never dead-letters a message.
    */
-  async process(job: Job<OutboxJob>, token?: string): Promise<void> {
+  async process(job: Job<OutboxJobData>, token?: string): Promise<void> {
     try {
-      await this.deliver(job, token);
+      const batch = outboxBatchOf(job.data);
+      if (batch) return await this.processBatch(job, batch, token);
+      const named = outboxJobOf(job.data);
+      if (!named) return this.refuse(job, 'malformed', 'its data does not name a message and a consumer');
+      return await this.processOne(job as Job<OutboxJob>, named, token);
     } catch (error) {
       if (error instanceof DelayedError || !isUnreachable(error)) throw error;
-      const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
-      const delayMs = Math.min(this.config.backoffMs * 2 ** Math.min(postponed, 20), OUTAGE_BACKOFF_CAP_MS);
-      this.logger.debug(`Job ${job.id} postponed by ${delayMs} ms: ${describeError(error)}`);
-      await this.leave(job, token, delayMs);
+      return this.postpone(job, token, error);
     }
+  }
+
+  /** Puts the whole job back, without spending an attempt, after the outage's backoff. */
+  private postpone(job: Job, token: string | undefined, error: unknown): Promise<never> {
+    const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
+    const delayMs = Math.min(this.config.backoffMs * 2 ** Math.min(postponed, 20), OUTAGE_BACKOFF_CAP_MS);
+    this.logger.debug(`Job ${job.id} postponed by ${delayMs} ms: ${describeError(error)}`);
+    return this.leave(job, token, delayMs);
+  }
+
+  /**
+   * A job of one delivery: as it always was, a failure retried by BullMQ with the job's own
+   * attempts and backoff. One that stalled since it was last taken ended with its worker dead: it
+   * is counted (see countCrashes) and, from then on, runs alone (see inTurn).
+   */
+  private async processOne(job: Job<OutboxJob>, named: OutboxJob, token?: string): Promise<void> {
+    const startedAt = Date.now();
+    const subscription = this.subscriptions.consumer(named.consumer);
+    const stalled = job.stalledCounter > (named.stallsCounted ?? 0);
+    if (subscription && stalled) {
+      const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
+      if (await this.countCrashes(job, named, takes, this.attemptOf(job, named))) {
+        this.metrics.observeHandled(named.consumer, 'dead', startedAt);
+        return;
+      }
+    }
+    const alone = subscription !== undefined && (named.alone || stalled);
+    const next = alone
+      ? await this.inTurn(subscription.queue, async () => {
+          await job.updateData({
+            ...named,
+            alone: true,
+            stallsCounted: job.stalledCounter,
+            ranAlone: job.attemptsStarted,
+          });
+          return this.deliver(job, named, this.attemptOf(job, named), true);
+        })
+      : await this.deliver(job, named, this.attemptOf(job, named), false);
+    if (next.kind === 'retry') throw next.error;
+    if (next.kind === 'postpone') return this.postpone(job, token, next.error);
+    if (next.kind === 'leave') return this.leave(job, token);
+  }
+
+  /**
+   * A batch job: its deliveries go to the inbox together (one group commit), and each ends on
+   * its own. Those that must go on (a failure to retry, an outage to wait out, a job left for
+   * another version) are split out as jobs of one delivery, each with its own attempts and
+   * backoff, while their batch-mates are done; a batch whose deliveries all wait out an outage
+   * or all are left is put back whole. A batch that stalled (its worker died) is split into
+   * deliveries that run alone, none of them counted: the one that kills its worker is then found
+   * by its own crashes.
+   */
+  private async processBatch(job: Job<OutboxJobData>, batch: OutboxBatchJob, token?: string): Promise<void> {
+    const { deliveries } = batch;
+    if (job.stalledCounter > (batch.stallsCounted ?? 0)) {
+      this.logger.warn(
+        `Batch job ${job.id} of queue ${job.queueName} stalled (its worker died): its ${deliveries.length} deliveries run again alone`,
+      );
+      await this.queues.push(
+        deliveries.map((delivery) =>
+          this.splitOut(job, delivery, { alone: true, attempted: this.attemptOf(job, delivery) - 1 }),
+        ),
+      );
+      return;
+    }
+    // Every delivery reaches the inbox in this turn of the event loop: one transaction for them all.
+    const nexts = await Promise.all(
+      deliveries.map((delivery) => this.deliver(job, delivery, this.attemptOf(job, delivery), false)),
+    );
+    const goOn = nexts.flatMap((next, index) => (next.kind === 'done' ? [] : [{ next, delivery: deliveries[index] }]));
+    if (goOn.length === 0) return;
+    if (goOn.length === deliveries.length && goOn.every(({ next }) => next.kind === 'postpone')) {
+      return this.postpone(job, token, (goOn[0].next as { error: unknown }).error);
+    }
+    if (goOn.length === deliveries.length && goOn.every(({ next }) => next.kind === 'leave')) {
+      return this.leave(job, token);
+    }
+    await this.queues.push(
+      goOn.map(({ next, delivery }) => {
+        const attempt = this.attemptOf(job, delivery);
+        if (next.kind === 'retry') {
+          const delayMs = this.config.backoffMs * 2 ** Math.min(attempt - 1, 20);
+          return this.splitOut(job, delivery, { attempted: attempt, type: next.type }, delayMs);
+        }
+        const delayMs = next.kind === 'leave' ? LEAVE_FOR_OTHERS_MS : this.config.backoffMs;
+        return this.splitOut(job, delivery, { attempted: attempt - 1, type: next.type }, delayMs);
+      }),
+    );
+  }
+
+  /**
+   * A delivery of a batch job as a job of its own, under its one-delivery id, going on from the
+   * attempts it has spent: its remaining attempts, and a backoff that goes on doubling.
+   */
+  private splitOut(
+    job: Job,
+    delivery: OutboxDelivery,
+    goOn: { attempted: number; alone?: boolean; type?: string },
+    delayMs = 0,
+  ): JobToPush {
+    const limit = this.attemptLimitOf(job, delivery);
+    const { attempted } = goOn;
+    return {
+      queue: job.queueName,
+      jobId: jobIdOf(delivery.id, delivery.consumer),
+      name: goOn.type ?? delivery.consumer,
+      job: { ...delivery, attempted, ...(goOn.alone ? { alone: true } : {}) },
+      opts: {
+        delay: delayMs,
+        attempts: Math.max(limit - attempted, 1),
+        backoff: { type: 'exponential', delay: this.config.backoffMs * 2 ** Math.min(attempted, 20) },
+      },
+    };
+  }
+
+  /** This attempt's number: the attempts spent before the job, and the job's own. */
+  private attemptOf(job: Job, delivery: OutboxDelivery): number {
+    return (delivery.attempted ?? 0) + job.attemptsMade + 1;
+  }
+
+  /** The attempt after which a failing delivery is dead-lettered. */
+  private attemptLimitOf(job: Job, delivery: OutboxDelivery): number {
+    return (delivery.attempted ?? 0) + Math.max(job.opts.attempts ?? 1, 1);
+  }
+
+  /**
+   * Runs the deliveries of a queue that are suspected of killing their worker one at a time in
+   * this process: a crash while one runs is its own. Those waiting their turn are not running, and
+   * a crash meanwhile is not counted against them (they never set `ranAlone` for this start).
+   */
+  private inTurn<T>(queue: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.turns.get(queue) ?? Promise.resolve();
+    const mine = previous.then(work, work);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.turns.set(queue, settled);
+    void settled.then(() => this.turns.get(queue) === settled && this.turns.delete(queue));
+    return mine;
   }
 
   /**
    * The job names a message and a consumer, nothing more: the inbox reads the message from the
    * outbox, in the statement that records the delivery, and checks that the consumer takes it.
+   * Reaches the inbox without waiting for anything first, so that a batch's deliveries share its
+   * transaction. Says how the delivery goes on; an error thrown is the job's, not the delivery's.
    */
-  private async deliver(job: Job<OutboxJob>, token?: string): Promise<void> {
+  private async deliver(job: Job, named: OutboxDelivery, attempt: number, alone: boolean): Promise<Next> {
     const startedAt = Date.now();
-    const named = outboxJobOf(job.data);
-    if (!named) return this.refuse(job, 'malformed', 'its data does not name a message and a consumer');
-    const attempt = job.attemptsMade + 1;
     const subscription = this.subscriptions.consumer(named.consumer);
     if (!subscription) {
       this.metrics.observeHandled(named.consumer, 'unknown', startedAt);
       // Another version of the app (a rolling deploy) may have this consumer: leave the job to it.
       if (await this.catalog.isAlive(named.consumer)) {
         this.logger.warn(`No consumer ${named.consumer} here for job ${job.id}: left for a process that has it`);
-        return this.leave(job, token);
+        return { ...LEAVE };
       }
       this.logger.warn(`No consumer ${named.consumer} in any running version for job ${job.id}: skipped`);
-      return;
-    }
-    const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
-    if (await this.countCrashes(job, named, takes, attempt)) {
-      this.metrics.observeHandled(named.consumer, 'dead', startedAt);
-      return;
+      return DONE;
     }
 
-    const trace = traceProcess({ ...named, attempt }, subscription.queue);
+    const trace = traceProcess({ ...named, attempt }, subscription.queue, job.id);
     let message: OutboxMessage | undefined;
     let outcome: ConsumeOutcome = 'retried';
     let failure: unknown;
@@ -162,6 +323,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         consumer: named.consumer,
         attempt,
         subscription,
+        alone,
         injectedFault: this.faults.take(`consumer:${named.consumer}`) === 'fail',
         crashBeforeCommit: this.faults.take(`consumer:${named.consumer}:before-commit`) === 'crash',
         faultDecisions,
@@ -178,10 +340,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       failure = error;
       if (isUnreachable(error)) {
         outcome = 'postponed';
-        throw error;
+        return { kind: 'postpone', error, type: message?.type };
       }
       outcome = await this.failed(job, named, attempt, error, message);
-      if (outcome === 'retried') throw error;
+      if (outcome === 'retried') return { kind: 'retry', error, type: message?.type };
+      return DONE;
     } finally {
       this.metrics.observeHandled(named.consumer, outcome, startedAt, message?.createdAt);
       trace.end(outcome, failure);
@@ -195,9 +358,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         this.logger.warn(
           `${named.consumer} does not take ${message.type} here: job ${job.id} left for a version that does`,
         );
-        return this.leave(job, token);
+        return { ...LEAVE, type: message.type };
       }
-      return this.refuse(job, 'unrouted', `${named.consumer} does not take message ${named.id} (${message.type})`);
+      this.refuse(job, 'unrouted', `${named.consumer} does not take message ${named.id} (${message.type})`);
+      return DONE;
     }
     if (outcome === 'foreign') {
       this.logger.error(
@@ -205,8 +369,9 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           `(another deployment shares this Redis and QUEUE_PREFIX?); left in the queue`,
       );
       this.metrics.foreign.inc({ queue: job.queueName });
-      return this.leave(job, token);
+      return { ...LEAVE, type: message?.type };
     }
+    return DONE;
   }
 
   /**
@@ -220,13 +385,14 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * A job that stalled since it was last taken ended with its worker dead: each such delivery is
-   * counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT the delivery
-   * is dead-lettered instead of handled again. Returns whether it was.
+   * A job of one delivery that stalled since it was last taken ended with its worker dead: the
+   * delivery is counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT it
+   * is dead-lettered instead of handled again. Returns whether it was. One that runs alone is
+   * counted only if it was running when its worker died, not waiting its turn.
    */
   private async countCrashes(job: Job, named: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
     const counted = named.stallsCounted ?? 0;
-    if (job.stalledCounter <= counted) return false;
+    if (named.alone && named.ranAlone !== job.attemptsStarted - 1) return false;
     const crashes = await this.deliveryLog.crashed(named, takes, attempt, job.stalledCounter - counted);
     if (crashes === undefined) return false; // not a message this consumer takes: the inbox refuses it
     if (crashes >= this.config.crashLimit) {
@@ -235,7 +401,6 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       this.logger.error(`Dead letter: ${type} (message ${named.id}) for ${named.consumer}: ${reason}`);
       return true;
     }
-    await job.updateData({ ...named, stallsCounted: job.stalledCounter });
     return false;
   }
 
@@ -251,7 +416,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   /** Decides between another attempt and a dead letter, and records which. */
   private async failed(
     job: Job,
-    named: OutboxJob,
+    named: OutboxDelivery,
     attempt: number,
     error: unknown,
     message?: OutboxMessage,
@@ -259,7 +424,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     const reason = describeError(error);
     const what = `${message?.type ?? 'message'} ${named.id}`;
     const hopeless = error instanceof InvalidPayloadError || error instanceof PermanentFailure;
-    if (hopeless || attempt >= Math.max(job.opts.attempts ?? 1, 1)) {
+    if (hopeless || attempt >= this.attemptLimitOf(job, named)) {
       await this.deliveryLog.deadLetter(named, attempt, reason);
       this.inContextOf(message, () =>
         this.logger.error(`Dead letter: ${what} for ${named.consumer} after ${attempt} attempt(s): ${reason}`),

@@ -1,59 +1,115 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type JobsOptions, Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
 import { RedisConnections } from '../redis/redis.connections';
 import { traceContextOf } from '../tracing/message.tracing';
 import { QueuePrefix } from './queue-prefix';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 
 /**
- * What a job carries: ids, and the transport's own bookkeeping. Never the message's type,
- * payload or headers: a worker reads those from the outbox (Redis carries ids, Postgres the
+ * One delivery as a job names it: ids, and the transport's own bookkeeping. Never the message's
+ * type, payload or headers: a worker reads those from the outbox (Redis carries ids, Postgres the
  * truth), so a job pushed by whoever can write to the Redis cannot forge a message, and no
  * business data (a buyer's email) is kept in Redis.
  */
-export interface OutboxJob {
+export interface OutboxDelivery {
   /** The message's id in the outbox. */
   id: string;
   /** The one consumer it is for. */
   consumer: string;
-  /** How many of this job's stalls (its worker died holding it) are already counted in Postgres. */
-  stallsCounted?: number;
   /** The W3C trace context of the span that sent it: the parent of the delivery's span, and nothing else. */
   trace?: Record<string, string>;
+  /** Attempts spent before this job (in the batch it was split out of): the count goes on from there. */
+  attempted?: number;
 }
 
+/**
+ * A job of one delivery: what the relay pushes when a batch holds one delivery for a queue, and
+ * what a delivery split out of a batch job (to be retried, postponed or left) goes on as.
+ */
+export interface OutboxJob extends OutboxDelivery {
+  /** How many of this job's stalls (its worker died holding it) are already counted in Postgres. */
+  stallsCounted?: number;
+  /**
+   * Suspected of killing its worker (its job, or the batch it came from, stalled): it runs in its
+   * own transaction, one such delivery of its queue at a time in a process, so that a crash while
+   * it runs is its own and is counted against it alone.
+   */
+  alone?: boolean;
+  /** The job's start (attemptsStarted) at which it last began to run alone: a stall right after it is its crash. */
+  ranAlone?: number;
+}
+
+/** A job of several deliveries of one queue, handed to the inbox together (one group commit). */
+export interface OutboxBatchJob {
+  deliveries: OutboxDelivery[];
+  /** How many of this job's stalls are already dealt with (the batch was split). */
+  stallsCounted?: number;
+}
+
+export type OutboxJobData = OutboxJob | OutboxBatchJob;
+
 /** The job with this trace context, when there is one (none without a tracing SDK). */
-export const withTrace = (job: OutboxJob, trace: Record<string, string>): OutboxJob =>
+export const withTrace = <T extends OutboxDelivery>(job: T, trace: Record<string, string>): T =>
   Object.keys(trace).length > 0 ? { ...job, trace } : job;
 
-/** A job to push: its queue, its id, and its name (the message's type, for people looking at the queue). */
+/** A job to push: its queue, its id, and its name (what it holds, for people looking at the queue). */
 export interface JobToPush {
   queue: string;
   jobId: string;
   /** Shown by Bull Board; never read by a worker. */
   name: string;
-  job: OutboxJob;
+  job: OutboxJobData;
+  /** Options of its own (a split-out delivery's delay, attempts and backoff), over the queues' defaults. */
+  opts?: Pick<JobsOptions, 'delay' | 'attempts' | 'backoff'>;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONSUMER = /^[a-z]+\.[a-z0-9-]+$/;
+/** More deliveries than any relay batch makes for a queue: a job holding more is not ours. */
+export const MAX_BATCH_JOB = 1_000;
 
-/**
- * The job's data, if it has the shape of an OutboxJob (what Redis holds may be anything). A job
- * of the older shape (the whole message) names its message and consumer too: only those are read.
- */
-export function outboxJobOf(data: unknown): OutboxJob | undefined {
+const count = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+
+function deliveryOf(data: unknown): OutboxDelivery | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
-  const { id, consumer, stallsCounted, trace } = data as Record<string, unknown>;
+  const { id, consumer, trace, attempted } = data as Record<string, unknown>;
   if (typeof id !== 'string' || !UUID.test(id) || typeof consumer !== 'string' || !CONSUMER.test(consumer)) {
     return undefined;
   }
-  const job: OutboxJob = { id, consumer };
-  if (typeof stallsCounted === 'number' && Number.isInteger(stallsCounted) && stallsCounted >= 0) {
-    job.stallsCounted = stallsCounted;
-  }
-  if (typeof trace === 'object' && trace !== null) job.trace = traceContextOf(trace as Record<string, string>);
+  const delivery: OutboxDelivery = { id, consumer };
+  if (typeof trace === 'object' && trace !== null) delivery.trace = traceContextOf(trace as Record<string, string>);
+  if (count(attempted)) delivery.attempted = count(attempted);
+  return delivery;
+}
+
+/**
+ * The job's data, if it has the shape of a one-delivery OutboxJob (what Redis holds may be
+ * anything). A job of the older shape (the whole message) names its message and consumer too:
+ * only those are read.
+ */
+export function outboxJobOf(data: unknown): OutboxJob | undefined {
+  const delivery = deliveryOf(data);
+  if (!delivery) return undefined;
+  const { stallsCounted, alone, ranAlone } = data as Record<string, unknown>;
+  const job: OutboxJob = delivery;
+  if (count(stallsCounted) !== undefined) job.stallsCounted = count(stallsCounted);
+  if (alone === true) job.alone = true;
+  if (count(ranAlone) !== undefined) job.ranAlone = count(ranAlone);
   return job;
+}
+
+/** The job's data, if it has the shape of a batch job, every delivery of it well formed. */
+export function outboxBatchOf(data: unknown): OutboxBatchJob | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { deliveries, stallsCounted } = data as Record<string, unknown>;
+  if (!Array.isArray(deliveries) || deliveries.length === 0 || deliveries.length > MAX_BATCH_JOB) return undefined;
+  const read = deliveries.map(deliveryOf);
+  if (read.some((delivery) => !delivery)) return undefined;
+  const batch: OutboxBatchJob = { deliveries: read as OutboxDelivery[] };
+  if (count(stallsCounted) !== undefined) batch.stallsCounted = count(stallsCounted);
+  return batch;
 }
 
 /**
@@ -62,11 +118,59 @@ export function outboxJobOf(data: unknown): OutboxJob | undefined {
  */
 export const jobIdOf = (messageId: string, consumer: string): string => `${messageId}--${consumer}`;
 
+/** A batch's id, from what it holds: the same deliveries pushed again (a relay that died before its commit) are one job. */
+export const batchJobIdOf = (deliveries: OutboxDelivery[]): string =>
+  `batch--${createHash('sha256')
+    .update(deliveries.map(({ id, consumer }) => jobIdOf(id, consumer)).join(' '))
+    .digest('hex')
+    .slice(0, 32)}`;
+
+/** A delivery to push, and its message's type (for the job's name). */
+export interface DeliveryToPush {
+  queue: string;
+  type: string;
+  delivery: OutboxDelivery;
+}
+
+/**
+ * The jobs that carry these deliveries: per queue, in the order given, one job per `size` of
+ * them. A job of one delivery has the one-delivery shape and id (as a redrive's or a retry's);
+ * a larger one is a batch job, named by its size and its messages' types for Bull Board.
+ */
+export function jobsFor(deliveries: DeliveryToPush[], size: number): JobToPush[] {
+  const byQueue = new Map<string, DeliveryToPush[]>();
+  for (const entry of deliveries) {
+    const entries = byQueue.get(entry.queue);
+    if (entries) entries.push(entry);
+    else byQueue.set(entry.queue, [entry]);
+  }
+  const jobs: JobToPush[] = [];
+  for (const [queue, entries] of byQueue) {
+    for (let start = 0; start < entries.length; start += size) {
+      const chunk = entries.slice(start, start + size);
+      if (chunk.length === 1) {
+        const [{ type, delivery }] = chunk;
+        jobs.push({ queue, jobId: jobIdOf(delivery.id, delivery.consumer), name: type, job: delivery });
+        continue;
+      }
+      const held = chunk.map((entry) => entry.delivery);
+      const types = [...new Set(chunk.map((entry) => entry.type))];
+      jobs.push({
+        queue,
+        jobId: batchJobIdOf(held),
+        name: `${held.length} deliveries: ${types.join(', ')}`,
+        job: { deliveries: held },
+      });
+    }
+  }
+  return jobs;
+}
+
 /** One BullMQ queue per consuming module, so that one module's trouble never stalls another's. */
 @Injectable()
 export class OutboxQueues implements OnApplicationShutdown {
   private readonly logger = new Logger('OutboxQueues');
-  private readonly queues = new Map<string, Queue<OutboxJob>>();
+  private readonly queues = new Map<string, Queue<OutboxJobData>>();
   readonly jobOptions: JobsOptions;
 
   constructor(
@@ -93,10 +197,10 @@ export class OutboxQueues implements OnApplicationShutdown {
     return this.queuePrefix.known;
   }
 
-  queue(name: string): Queue<OutboxJob> {
+  queue(name: string): Queue<OutboxJobData> {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue<OutboxJob>(name, {
+      queue = new Queue<OutboxJobData>(name, {
         connection: this.redis.open(`queue:${name}`, 'command'),
         prefix: this.queuePrefix.of(name),
       });
@@ -119,13 +223,17 @@ export class OutboxQueues implements OnApplicationShutdown {
     await Promise.all(
       [...byQueue].map(([name, entries]) =>
         this.queue(name).addBulk(
-          entries.map(({ name, job, jobId }) => ({ name, data: job, opts: { ...this.jobOptions, jobId } })),
+          entries.map(({ name, job, jobId, opts }) => ({
+            name,
+            data: job,
+            opts: { ...this.jobOptions, ...opts, jobId },
+          })),
         ),
       ),
     );
   }
 
-  all(): Queue<OutboxJob>[] {
+  all(): Queue<OutboxJobData>[] {
     return [...this.queues.values()];
   }
 

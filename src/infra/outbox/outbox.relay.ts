@@ -16,7 +16,7 @@ import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-row';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { jobIdOf, type JobToPush, OutboxQueues, withTrace } from './outbox.queues';
+import { type DeliveryToPush, jobsFor, OutboxQueues, withTrace } from './outbox.queues';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { isTimeout } from '../database/timeouts';
 import { traceRelayBatch } from '../tracing/message.tracing';
@@ -127,20 +127,23 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         const routes = await this.catalog.recentRoutes();
         const messages = rows.map(toMessage);
         const tracing = traceRelayBatch(messages);
-        const jobs = messages.flatMap((message): JobToPush[] => {
+        const deliveries = messages.flatMap((message): DeliveryToPush[] => {
           const subscriptions = routesOf(routes, message.type, message.headers);
           if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
           return subscriptions.map(({ queue, consumer }) => ({
             queue,
-            jobId: jobIdOf(message.id, consumer),
-            name: message.type,
-            job: withTrace({ id: message.id, consumer }, tracing.send(message, queue, consumer)),
+            type: message.type,
+            delivery: withTrace({ id: message.id, consumer }, tracing.send(message, queue, consumer)),
           }));
         });
-        const copies =
-          this.faults.take('relay.push') === 'duplicate' ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+        // One job per queue (per OUTBOX_CONSUMER_BATCH_SIZE deliveries): its deliveries share a group commit.
+        const jobs = jobsFor(deliveries, this.config.consumerBatchSize);
+        const duplicate = this.faults.take('relay.push') === 'duplicate';
+        const copies = duplicate ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
         await tracing.push(() => this.queues.push([...jobs, ...copies]));
-        for (const { queue } of [...jobs, ...copies]) this.metrics.relayed.inc({ queue });
+        for (const { queue } of duplicate ? [...deliveries, ...deliveries] : deliveries) {
+          this.metrics.relayed.inc({ queue });
+        }
 
         // Marked already, in this transaction: failing here rolls the mark back.
         this.faults.failIfInjected('relay.after-push');

@@ -4,7 +4,7 @@ import type { PeriodicTask } from '../scheduling/periodic-task';
 import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { jobIdOf, type JobToPush, OutboxQueues, withTrace } from './outbox.queues';
+import { type DeliveryToPush, jobsFor, OutboxQueues, withTrace } from './outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
 import { traceContextOf } from '../tracing/message.tracing';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
@@ -76,7 +76,7 @@ export class RedeliverySweeper {
 
         const routes = await this.catalog.routes(tx);
         const delivered: string[] = [];
-        const missing = rows.flatMap((row): JobToPush[] => {
+        const missing = rows.flatMap((row): DeliveryToPush[] => {
           const lacking = routesOf(routes, row.type, row.headers).filter(
             ({ consumer }) => !done.has(`${row.id} ${consumer}`),
           );
@@ -84,14 +84,13 @@ export class RedeliverySweeper {
           // The delivery's span continues the message's own trace.
           return lacking.map(({ queue, consumer }) => ({
             queue,
-            jobId: jobIdOf(row.id, consumer),
-            name: row.type,
-            job: withTrace({ id: row.id, consumer }, traceContextOf(row.headers)),
+            type: row.type,
+            delivery: withTrace({ id: row.id, consumer }, traceContextOf(row.headers)),
           }));
         });
         if (missing.length > 0) {
-          await this.queues.push(missing);
-          for (const { job } of missing) this.metrics.redelivered.inc({ consumer: job.consumer });
+          await this.queues.push(jobsFor(missing, this.config.consumerBatchSize));
+          for (const { delivery } of missing) this.metrics.redelivered.inc({ consumer: delivery.consumer });
         }
         await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
           delivered,

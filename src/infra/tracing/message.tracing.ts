@@ -189,6 +189,7 @@ export interface ProcessTrace {
 export function traceProcess(
   delivery: { id: string; consumer: string; attempt: number; trace?: Record<string, string> },
   queue: string,
+  jobId?: string,
 ): ProcessTrace {
   const span = tracer.startSpan(
     `process ${queue}`,
@@ -202,6 +203,7 @@ export function traceProcess(
         'messaging.message.id': delivery.id,
         'messaging.consumer.group.name': delivery.consumer,
         'app.delivery.attempt': delivery.attempt,
+        ...(jobId ? { 'app.delivery.job': jobId } : {}),
       },
     },
     contextOf(delivery.trace, ROOT_CONTEXT),
