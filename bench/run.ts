@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { checkoutBenchmark } from './checkout.bench';
 import { peerBenchmark } from './peer.bench';
+import { redisBurstBenchmark } from './redis-burst.bench';
 import { relayBenchmark } from './relay.bench';
 import { tracingBenchmark } from './tracing.bench';
 
@@ -17,6 +18,8 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   // graphile-worker beside our relay; `checkout` ends with it too.
   peer: peerBenchmark,
   checkout: checkoutBenchmark,
+  // What Redis runs a checkout when 200 arrive at once: the count a deployment's ceiling is decided by.
+  'redis-burst': redisBurstBenchmark,
 };
 const DEFAULT = ['relay', 'peer'];
 

@@ -1,0 +1,141 @@
+import { Client } from 'pg';
+import { RedisServer } from '../test/support/redis-server';
+import { BENCH_DATABASE_URL, machine, recreateBenchDatabase, statsSettle, until } from './bench-env';
+import { CheckoutLoad, FINAL_STATUSES, parseMix } from './checkout-load';
+import { cpuTimes } from './machine-cpu';
+import { ProbedApp } from './probed-app';
+import { phase } from './progress';
+
+const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',').filter(Boolean);
+const BURST = Number(process.env.BENCH_BURST_CHECKOUTS ?? 200);
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+const IDLE_MS = 3_000;
+
+interface BurstCost {
+  checkouts: number;
+  seconds: number;
+  /** Calls Redis ran (INFO commandstats, the commands inside BullMQ's scripts included) a checkout. */
+  redisCallsPerCheckout: number;
+  redisCpuMsPerCheckout: number;
+  /** The five commands Redis ran most, calls a checkout. */
+  top: Record<string, number>;
+}
+
+/** Calls of each command Redis ran, from INFO commandstats, less the INFO calls that read them. */
+async function commandStats(redis: RedisServer): Promise<Record<string, number>> {
+  const info = await redis.command((client) => client.info('commandstats'));
+  const calls: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
+  }
+  return calls;
+}
+
+async function snapshot(redis: RedisServer) {
+  return { at: Date.now(), calls: await commandStats(redis), cpu: (await cpuTimes(redis)).redis };
+}
+
+type Snapshot = Awaited<ReturnType<typeof snapshot>>;
+
+/** Per command, calls between two snapshots less what the idle app calls in as long. */
+function between(from: Snapshot, to: Snapshot, idlePerMs: Record<string, number> = {}): Record<string, number> {
+  const ms = to.at - from.at;
+  return Object.fromEntries(
+    Object.keys(to.calls).map((name) => [
+      name,
+      Math.max(0, to.calls[name] - (from.calls[name] ?? 0) - (idlePerMs[name] ?? 0) * ms),
+    ]),
+  );
+}
+
+async function finished(client: Client, ids: string[]): Promise<number> {
+  const { rows } = await client.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1::uuid[]) AND status = ANY($2)`,
+    [ids, FINAL_STATUSES],
+  );
+  return rows[0].n;
+}
+
+async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
+  phase(`${mode}: recreating the bench database, starting the app`);
+  await recreateBenchDatabase();
+  await redis.flushAll();
+  const app = await ProbedApp.start(
+    {
+      DATABASE_URL: BENCH_DATABASE_URL,
+      REDIS_URL: redis.url,
+      LOG_LEVEL: 'warn',
+      ADMIN_TOKEN,
+      RATE_LIMIT_SIGNUPS: '0',
+      RATE_LIMIT_CHECKOUTS: '0',
+    },
+    'src/main.ts',
+  );
+  const client = new Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  try {
+    const load = new CheckoutLoad([app.url], ADMIN_TOKEN, parseMix('happy'));
+    await load.signUp();
+    const warm = (await load.offer(mode, 10, 1)).flatMap((o) => (o.id ? [o.id] : []));
+    await until(async () => (await finished(client, warm)) === warm.length, 60_000);
+    await statsSettle();
+
+    phase(`${mode}: the idle app, ${IDLE_MS / 1_000} s`);
+    const idleFrom = await snapshot(redis);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const idleTo = await snapshot(redis);
+    const idleMs = idleTo.at - idleFrom.at;
+    const idlePerMs = Object.fromEntries(Object.entries(between(idleFrom, idleTo)).map(([k, v]) => [k, v / idleMs]));
+
+    phase(`${mode}: a burst of ${BURST} checkouts`);
+    const from = await snapshot(redis);
+    const ids = (await load.offer(mode, BURST, 1)).flatMap((o) => (o.id ? [o.id] : []));
+    await until(async () => (await finished(client, ids)) === ids.length, 300_000);
+    // What follows a checkout's last step (the emails' deliveries, the sweep's look).
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const to = await snapshot(redis);
+    const calls = between(from, to, idlePerMs);
+    const total = Object.values(calls).reduce((sum, n) => sum + n, 0);
+    const top = Object.fromEntries(
+      Object.entries(calls)
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, 5)
+        .map(([name, n]) => [name, Math.round((n / ids.length) * 10) / 10]),
+    );
+    return {
+      checkouts: ids.length,
+      seconds: (to.at - from.at) / 1_000,
+      redisCallsPerCheckout: total / ids.length,
+      redisCpuMsPerCheckout: (to.cpu - from.cpu) / ids.length,
+      top,
+    };
+  } finally {
+    await client.end();
+    await app.stop();
+  }
+}
+
+/**
+ * `npm run bench -- redis-burst`: what Redis runs for one checkout when many arrive at once (a
+ * burst of BENCH_BURST_CHECKOUTS, 200, offered within a second to one app process with its
+ * default settings), per mode, counted by INFO commandstats on a Redis of its own, less what the
+ * idle app runs meanwhile. The count a deployment's ceiling is decided by.
+ */
+export async function redisBurstBenchmark(): Promise<Record<string, unknown>> {
+  const started = machine();
+  const redis = await RedisServer.start();
+  const modes: Record<string, BurstCost> = {};
+  try {
+    for (const mode of MODES) modes[mode] = await burstOf(mode, redis);
+  } finally {
+    await redis.stop();
+  }
+  console.log(`\nRedis a checkout, a burst of ${BURST} (load average ${started.loadAverage.join(' ')})`);
+  for (const [mode, cost] of Object.entries(modes)) {
+    console.log(
+      `  ${mode}: ${cost.redisCallsPerCheckout.toFixed(0)} calls, ${cost.redisCpuMsPerCheckout.toFixed(2)} ms of Redis CPU ` +
+        `(${cost.checkouts} checkouts done in ${cost.seconds.toFixed(1)} s); most: ${JSON.stringify(cost.top)}`,
+    );
+  }
+  return { machine: started, burst: BURST, modes };
+}
