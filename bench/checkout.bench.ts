@@ -607,6 +607,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
     // A load generator is one client at one address: the per-client limits would refuse it.
     RATE_LIMIT_SIGNUPS: '0',
     RATE_LIMIT_CHECKOUTS: '0',
+    RATE_LIMIT_READS: '0',
     ...(peer ? { PEER: peer } : {}),
     ...appEnvOverrides(),
   };

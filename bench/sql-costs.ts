@@ -392,6 +392,7 @@ async function freshApp(mode: string, redis: RedisServer): Promise<ProbedApp> {
     ADMIN_TOKEN,
     RATE_LIMIT_SIGNUPS: '0',
     RATE_LIMIT_CHECKOUTS: '0',
+    RATE_LIMIT_READS: '0',
   });
 }
 

@@ -16,6 +16,7 @@ export const TEST_APP_ENV: Record<string, string> = {
   AUTH_TOKEN_SECRET,
   RATE_LIMIT_SIGNUPS: '0',
   RATE_LIMIT_CHECKOUTS: '0',
+  RATE_LIMIT_READS: '0',
 };
 
 /** Set by the global setup; names this run's databases and Redis keys. */

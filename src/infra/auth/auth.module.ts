@@ -2,8 +2,10 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
-import { ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { OperatorToken } from '../admin/operator-token';
+import { QueuePrefix } from '../outbox/queue-prefix';
+import { RedisConnections } from '../redis/redis.connections';
 import { DatabaseModule } from '../database/database.module';
 import { authConfig } from './auth.config';
 import { BuyerStanding } from './buyer-standing';
@@ -13,10 +15,11 @@ import { CreateAuthSchema1795970006000 } from './database/migrations/17959700060
 import { DeploymentSecret } from './deployment-secret';
 import { throttlerOptions } from './rate-limit';
 import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
+import { SharedRateLimitStore } from './rate-limit.store';
 
 /**
  * Who may call what: buyers' tokens (ADR 0046) signed with the deployment's secret (ADR 0066),
- * the operator's token (ADR 0067), the guard that reads them (ADR 0047), and the rate limits (ADR 0050).
+ * the operator's token (ADR 0067), the guard that reads them (ADR 0047), and the rate limits (ADR 0050, ADR 0073).
  */
 @Global()
 @Module({
@@ -27,8 +30,9 @@ import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
     JwtModule.register({}),
     ThrottlerModule.forRootAsync({
       imports: [ConfigModule.forFeature(rateLimitConfig)],
-      inject: [rateLimitConfig.KEY, Reflector],
-      useFactory: (config: RateLimitConfig, reflector: Reflector) => throttlerOptions(config, reflector),
+      inject: [rateLimitConfig.KEY, Reflector, RedisConnections, QueuePrefix],
+      useFactory: (config: RateLimitConfig, reflector: Reflector, redis: RedisConnections, prefix: QueuePrefix) =>
+        throttlerOptions(config, reflector, new SharedRateLimitStore(redis, prefix)),
     }),
   ],
   providers: [
@@ -36,6 +40,8 @@ import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
     BuyerTokens,
     BuyerStanding,
     OperatorToken,
+    // The rate limits first: a flood is refused before its tokens are read (which may ask Postgres).
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
     { provide: APP_GUARD, useClass: CallerGuard },
   ],
   exports: [BuyerTokens, OperatorToken],

@@ -8,13 +8,15 @@ class RateLimitEnv {
   @IsInt() @Min(0) @Max(1_000_000) RATE_LIMIT_SIGNUPS: number = 10;
   /** `POST /checkouts` per client and window; 0 turns the limit off. */
   @IsInt() @Min(0) @Max(1_000_000) RATE_LIMIT_CHECKOUTS: number = 60;
+  /** Every GET (and HEAD) route of the API together, per client and window; 0 turns the limit off. */
+  @IsInt() @Min(0) @Max(1_000_000) RATE_LIMIT_READS: number = 600;
 }
 
 export const rateLimitConfig = registerAs('rateLimit', () => {
   const env = readEnv(RateLimitEnv);
   return {
     windowMs: env.RATE_LIMIT_WINDOW_MS,
-    limits: { signups: env.RATE_LIMIT_SIGNUPS, checkouts: env.RATE_LIMIT_CHECKOUTS },
+    limits: { signups: env.RATE_LIMIT_SIGNUPS, checkouts: env.RATE_LIMIT_CHECKOUTS, reads: env.RATE_LIMIT_READS },
   };
 });
 export type RateLimitConfig = ConfigType<typeof rateLimitConfig>;

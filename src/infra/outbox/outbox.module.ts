@@ -65,6 +65,6 @@ import { TransportHistory } from './transport-history';
     TransportHistory,
     StepRunner,
   ],
-  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, StepRunner],
+  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, StepRunner, QueuePrefix],
 })
 export class OutboxModule {}
