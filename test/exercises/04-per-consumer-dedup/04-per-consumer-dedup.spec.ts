@@ -15,10 +15,11 @@ import { AWARD_POINTS, OrderPlaced, type PerConsumerDedupAnswer, schema, SEND_RE
 const answer = implementation<PerConsumerDedupAnswer>(__dirname);
 
 /**
- * Exercise 04: per-consumer dedup. One order, two consumers, a real duplicate: the relay pushes
- * the order to both, dies before marking it published, and pushes it again once the first
- * deliveries are done. Each consumer must do its part exactly once. The relay runs only when
- * this spec calls it, so that it dies exactly there.
+ * Exercise 04: per-consumer dedup. Two orders, two consumers, a real duplicate: the relay pushes
+ * both orders to both consumers, dies before marking them published; the app restarts (a new
+ * app on the same database and queues, with new instances of every provider, the answer's
+ * included), and the relay pushes them again. Each consumer must do its part exactly once for each order. The relay runs only
+ * when this spec calls it, so that it dies exactly there.
  */
 describe('Exercise 04: per-consumer dedup', () => {
   let database: TestDatabase;
@@ -46,64 +47,88 @@ describe('Exercise 04: per-consumer dedup', () => {
       { what: `both consumers to be done with message ${messageId}` },
     );
 
+  /** The app with the consumers and the answer's dedup, on the exercise's database (and queues, when given). */
+  const start = async (dedup: PerConsumerDedupAnswer, queuePrefix?: string) => {
+    const started = await TestApp.start({
+      database,
+      queuePrefix,
+      imports: [PerConsumerDedupModule.with(dedup.ProcessedMessages)],
+      env: { ...EXERCISE_ENV, APP_ROLES: 'api,worker' },
+    });
+    await started.ready();
+    return started;
+  };
+
   beforeAll(async () => {
     database = await TestDatabase.create();
     await database.query(schema);
     await database.query(answer.schema);
-    app = await TestApp.start({
-      database,
-      imports: [PerConsumerDedupModule.with(answer.ProcessedMessages)],
-      env: { ...EXERCISE_ENV, APP_ROLES: 'api,worker' },
-    });
-    await app.ready();
+    app = await start(answer);
   });
   afterAll(async () => {
     await app?.stop();
     await database?.drop();
   });
 
-  it('when the relay dies between push and mark, then loyalty awards the points once and mailing sends the receipt once', async () => {
-    const orderId = randomUUID();
-    const messageId = await placeOrder(orderId, 4_250);
+  it('when the relay dies between push and mark and the app restarts, then loyalty awards the points once and mailing sends the receipt once, for each of two orders', async () => {
+    const orders = [
+      { id: randomUUID(), cents: 4_250 },
+      { id: randomUUID(), cents: 1_999 },
+    ];
+    const messages: string[] = [];
+    for (const order of orders) messages.push(await placeOrder(order.id, order.cents));
+    const short = (orderId: string) => orderId.slice(0, 8);
     narrate(
-      `the shop placed order ${orderId.slice(0, 8)} (42.50): one message, for ${AWARD_POINTS} and ${SEND_RECEIPT}`,
+      `the shop placed orders ${orders.map((o) => short(o.id)).join(' and ')}: a message each, for ${AWARD_POINTS} and ${SEND_RECEIPT}`,
     );
+    const tally = async () =>
+      (
+        await Promise.all(
+          orders.map(
+            async (o) =>
+              `${short(o.id)}: ${await count('points', o.id)} points row(s), ${await count('receipts', o.id)} receipt(s)`,
+          ),
+        )
+      ).join('; ');
 
     app.get(Faults).set([{ point: 'relay.after-push', action: 'fail', times: 1 }]);
     await expect(relay()).rejects.toThrow('Injected fault at relay.after-push');
-    narrate('FAULT: the relay pushed the order to both consumers, then died before marking it published');
-    await settled(messageId);
-    narrate(
-      `first delivery done: ${await count('points', orderId)} points row(s), ${await count('receipts', orderId)} receipt(s)`,
-    );
+    narrate('FAULT: the relay pushed both orders to both consumers, then died before marking them published');
+    for (const messageId of messages) await settled(messageId);
+    narrate(`first deliveries done: ${await tally()}`);
+
+    const { queuePrefix } = app;
+    await app.stop();
+    app = await start(answer, queuePrefix);
+    narrate('the app restarted: what it kept in memory is gone; the database and the queues are as they were');
 
     await relay();
-    narrate('the relay runs again: the message is still unpublished, so both consumers get it a second time');
-    await settled(messageId);
+    narrate('the relay runs again: the messages are still unpublished, so both consumers get each a second time');
+    for (const messageId of messages) await settled(messageId);
+    narrate(`after the duplicates: ${await tally()}`);
 
-    const points = await count('points', orderId);
-    const receipts = await count('receipts', orderId);
+    const broken: string[] = [];
+    for (const [i, order] of orders.entries()) {
+      const points = await count('points', order.id);
+      const receipts = await count('receipts', order.id);
+      const which = `order ${i + 1} (${short(order.id)})`;
+      if (points === 0)
+        broken.push(`${AWARD_POINTS} never awarded the points for ${which}, though it reached it twice`);
+      if (points > 1) broken.push(`${AWARD_POINTS} awarded the points for ${which} ${points} times`);
+      if (receipts === 0)
+        broken.push(`${SEND_RECEIPT} never sent the receipt for ${which}, though it reached it twice`);
+      if (receipts > 1) broken.push(`${SEND_RECEIPT} sent the receipt for ${which} ${receipts} times`);
+    }
     const deadLetters = await database.query<{ consumer: string; error: string }>(
-      `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
-      [messageId],
+      `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = ANY($1)`,
+      [messages],
     );
-    narrate(
-      `after the duplicate: ${points} points row(s), ${receipts} receipt(s), ${deadLetters.length} dead letter(s)`,
-    );
-
-    const broken = [
-      ...(points === 0
-        ? [`${AWARD_POINTS} never awarded the points for the order, though the order reached it twice`]
-        : []),
-      ...(points > 1 ? [`${AWARD_POINTS} awarded the points for one order ${points} times`] : []),
-      ...(receipts === 0
-        ? [`${SEND_RECEIPT} never sent the receipt for the order, though the order reached it twice`]
-        : []),
-      ...(receipts > 1 ? [`${SEND_RECEIPT} sent the receipt for one order ${receipts} times`] : []),
-      ...deadLetters.map(({ consumer, error }) => `${consumer} gave up on a delivery of the order: ${error}`),
-    ];
+    narrate(`${deadLetters.length} dead letter(s)`);
+    broken.push(...deadLetters.map(({ consumer, error }) => `${consumer} gave up on a delivery of an order: ${error}`));
     if (broken.length > 0) {
-      throw new Error(`${broken.join('; ')} (each consumer must do its part exactly once, duplicates included)`);
+      throw new Error(
+        `${broken.join('; ')} (each consumer must do its part exactly once per order, duplicates included)`,
+      );
     }
   });
 });
