@@ -1,10 +1,7 @@
 import type { MessageContract } from '../../../infra/outbox';
 import type { StepFailedPayload } from '../contracts';
 import { CHECKOUT_STEPS, type CheckoutStepRow, rowOf } from '../core/checkout-steps';
-import { sagaMachine, type SagaInput } from './domain/checkout.saga';
-
-/** The checkout's saga: the state machine over the checkout's table of steps. */
-export const CHECKOUT_SAGA = sagaMachine(CHECKOUT_STEPS);
+import type { SagaInput } from './domain/checkout.saga';
 
 /** What a participant's answer carries that the saga reads. */
 export type Reply = { checkoutId: string; reason?: string } & Partial<StepFailedPayload>;

@@ -4,14 +4,14 @@ import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
 import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
-import { stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import type { Saga, SagaInput } from './domain/checkout.saga';
-import { CHECKOUT_SAGA, STEP_ATTEMPT_HEADER } from './saga-answers';
+import { isUndoing, type Saga, type SagaInput } from './domain/checkout.saga';
+import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
+import { STEP_ATTEMPT_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
 
-const { newSaga, evolve, decide, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
+const { newSaga, evolve, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -20,8 +20,8 @@ export interface InputDetail {
 }
 
 /**
- * The thin part of the orchestrator: it loads a saga with its checkout, lets the pure `evolve` and
- * `decide` say what happens, and in the caller's transaction writes the new state (checking the
+ * The thin part of the orchestrator: it loads a saga with its checkout, lets the pure `evolve` say
+ * what happens and which commands that calls for, and in the caller's transaction writes the new state (checking the
  * version it read), its log entry and the checkout's status in one statement, then sends the
  * commands through the outbox. Everything commits together or not at all.
  */
@@ -71,9 +71,9 @@ export class SagaRunner {
   }
 
   /**
-   * Lets the pure `evolve` and `decide` say what the input does to the saga, then writes it all in
-   * one statement (the saga over the version read, its steps and the answer, the log entry, the
-   * checkout's progress) and sends the commands through the outbox.
+   * Lets the pure `evolve` say what the input does to the saga and which commands that calls for,
+   * then writes it all in one statement (the saga over the version read, its steps and the answer,
+   * the log entry, the checkout's progress) and sends the commands through the outbox.
    */
   private async move(
     checkout: CheckoutRow,
@@ -82,9 +82,8 @@ export class SagaRunner {
     detail: InputDetail = {},
   ): Promise<Saga> {
     const before = read.saga;
-    const saga = evolve(before, input, this.config.policy);
+    const { saga, commands } = evolve(before, input, this.config.policy);
     if (saga === before) return saga;
-    const commands = decide(before, input, this.config.policy);
     // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
     const undoing = 'undoing' in input && input.undoing;
     let written: CheckoutRow | undefined;
@@ -97,7 +96,7 @@ export class SagaRunner {
           input: input.type,
           from: before.status,
           to: saga.status,
-          step: saga.undoing ? compensationOf(saga.current) : saga.current,
+          step: isUndoing(saga) ? compensationOf(saga.current) : saga.current,
           command: commands[0]?.executes,
           attempt: commands[0]?.attempt,
           detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
@@ -111,7 +110,7 @@ export class SagaRunner {
     if (written) this.progress.written(written);
     for (const command of commands) {
       // The same idempotency key for every send of a step and for its compensation.
-      const { contract, payload } = stepCommand(checkout, command.executes, command.attempt, saga.reason ?? 'undone');
+      const { contract, payload } = commandMessage(checkout, command);
       // Which send this is travels back on the answer, so that a late answer to an earlier send is told apart.
       const headers = { ...ORCHESTRATED, [STEP_ATTEMPT_HEADER]: String(command.attempt) };
       await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers });

@@ -19,7 +19,7 @@ import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
 import { SagasRepository, type SagaView, StaleSagaWriteError } from './sagas.repository';
 import { FORWARD_STEPS } from '../core/checkout-steps';
-import type { SagaStatus } from './domain/checkout.saga';
+import { isUndoing, type SagaStatus } from './domain/checkout.saga';
 import { SagaRunner } from './saga.runner';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;
@@ -114,6 +114,6 @@ export class SagasController {
       throw error;
     });
     if (!saga) throw new NotFoundException(`No saga ${id}`);
-    return { id, state: saga.status, currentStep: saga.current, undoing: saga.undoing };
+    return { id, state: saga.status, currentStep: saga.current, undoing: isUndoing(saga) };
   }
 }

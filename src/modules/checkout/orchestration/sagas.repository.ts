@@ -5,7 +5,8 @@ import { currentTraceContext } from '../../../infra/tracing/message.tracing';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../database/checkouts.repository';
 import type { CheckoutProgress, CheckoutStep } from '../domain/checkout';
-import type { Saga, SagaStatus, StepRecord, StepStatus } from './domain/checkout.saga';
+import type { Saga, SagaStatus, StepStatus } from './domain/checkout.saga';
+import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns } from './saga-row';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
 export class StaleSagaWriteError extends Error {
@@ -39,27 +40,10 @@ export interface SagaChange {
   progress?: CheckoutProgress;
 }
 
-interface SagaRow {
+interface SagaRow extends SagaColumns {
   id: string;
-  status: SagaStatus;
-  current_step: CheckoutStep;
-  undoing: boolean;
-  to_undo: CheckoutStep[];
-  outcome: Saga['outcome'] | null;
-  reason: string | null;
-  intervention: string | null;
-  interrupted_while: Saga['interruptedWhile'] | null;
-  backing_off: boolean;
   next_deadline: Date | null;
   version: number;
-}
-
-interface StepRow {
-  step: CheckoutStep;
-  status: Exclude<StepStatus, 'PENDING'>;
-  attempts: number;
-  compensation_attempts: number;
-  uncertain: boolean;
 }
 
 export interface SagaLogEntry {
@@ -80,10 +64,10 @@ export interface SagaView {
   undoing: boolean;
   attempts: number;
   toUndo: CheckoutStep[];
-  outcome: Saga['outcome'] | null;
+  outcome: string | null;
   reason: string | null;
   intervention: string | null;
-  interruptedWhile: Saga['interruptedWhile'] | null;
+  interruptedWhile: string | null;
   backingOff: boolean;
   nextDeadline: string | null;
   version: number;
@@ -104,12 +88,21 @@ export interface SagaStepView {
   updatedAt: string;
 }
 
-interface ListedSagaRow extends SagaRow {
-  attempts: number;
+/** A listed saga: the status and the step states as the table's checks allow them. */
+interface ListedSagaRow extends Omit<SagaRow, 'status'> {
+  status: SagaStatus;
   created_at: Date;
   updated_at: Date;
   /** Built by json_agg: its timestamps are strings. */
-  steps: Array<StepRow & { result: unknown; last_error: string | null; started_at: string; updated_at: string }>;
+  steps: Array<
+    Omit<SagaStepColumns, 'status'> & {
+      status: Exclude<StepStatus, 'PENDING'>;
+      result: unknown;
+      last_error: string | null;
+      started_at: string;
+      updated_at: string;
+    }
+  >;
 }
 
 const iso = (at: Date | string): string => new Date(at).toISOString();
@@ -150,7 +143,9 @@ export class SagasRepository {
 
   /** The saga, its steps and its checkout, in one statement (one snapshot). */
   async load(id: string): Promise<StoredSaga | undefined> {
-    const [row] = await this.txHost.tx.query<Array<SagaRow & { steps: StepRow[]; checkout: Record<string, unknown> }>>(
+    const [row] = await this.txHost.tx.query<
+      Array<SagaRow & { steps: SagaStepColumns[]; checkout: Record<string, unknown> }>
+    >(
       `SELECT s.*, row_to_json(c) AS checkout,
               (SELECT coalesce(json_agg(json_build_object(
                         'step', st.step, 'status', st.status, 'attempts', st.attempts,
@@ -161,34 +156,8 @@ export class SagasRepository {
       [id],
     );
     if (!row) return undefined;
-    const stored = new Map(row.steps.map((step) => [step.step, step]));
-    const steps = Object.fromEntries(
-      FORWARD_STEPS.map((step) => {
-        const found = stored.get(step);
-        const record: StepRecord = found
-          ? {
-              status: found.status,
-              attempts: found.attempts,
-              compensationAttempts: found.compensation_attempts,
-              uncertain: found.uncertain,
-            }
-          : { status: 'PENDING', attempts: 0, compensationAttempts: 0, uncertain: false };
-        return [step, record];
-      }),
-    ) as Saga['steps'];
     return {
-      saga: {
-        status: row.status,
-        current: row.current_step,
-        undoing: row.undoing,
-        steps,
-        toUndo: row.to_undo,
-        outcome: row.outcome ?? undefined,
-        reason: row.reason ?? undefined,
-        intervention: row.intervention ?? undefined,
-        interruptedWhile: row.interrupted_while ?? undefined,
-        backingOff: row.backing_off,
-      },
+      saga: sagaFromRow(id, row, row.steps),
       version: row.version,
       nextDeadline: row.next_deadline,
       checkout: checkoutRowFromJson(row.checkout),
@@ -202,6 +171,7 @@ export class SagasRepository {
    * stored one. Answers the checkout as written, if its progress was.
    */
   async save(id: string, saga: Saga, change: SagaChange): Promise<CheckoutRow | undefined> {
+    const columns = rowOfSaga(saga);
     const started = FORWARD_STEPS.map((step) => [step, saga.steps[step]] as const).filter(
       ([, record]) => record.status !== 'PENDING',
     );
@@ -252,17 +222,17 @@ export class SagasRepository {
       [
         id,
         readVersion ?? null,
-        saga.status,
-        saga.current,
-        saga.undoing,
-        attemptsOf(saga),
-        saga.toUndo,
-        saga.outcome ?? null,
-        saga.reason ?? null,
-        saga.intervention ?? null,
-        saga.interruptedWhile ?? null,
+        columns.status,
+        columns.current_step,
+        columns.undoing,
+        columns.attempts,
+        columns.to_undo,
+        columns.outcome,
+        columns.reason,
+        columns.intervention,
+        columns.interrupted_while,
         change.deadlineAfterMs ?? null,
-        saga.backingOff ?? false,
+        columns.backing_off,
         JSON.stringify(currentTraceContext()),
         started.map(([step]) => step),
         started.map(([, r]) => r.status),
@@ -339,6 +309,3 @@ export class SagasRepository {
     );
   }
 }
-
-const attemptsOf = (saga: Saga) =>
-  saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;

@@ -2,8 +2,8 @@ import type { CheckoutStep, ProgressFact, StepDefinition } from '../../domain/ch
 
 /**
  * The orchestrated checkout as a pure state machine over a table of steps: `evolve` says what a
- * saga becomes when it learns something, `decide` which commands that calls for, `deadlineAfterMs`
- * how soon it must have heard back. Nothing here touches a database or a queue; the runner
+ * saga becomes when it learns something and which commands that calls for, `deadlineAfterMs` how
+ * soon it must have heard back. Nothing here touches a database or a queue; the runner
  * persists and sends. The table itself, with the messages of each step, is the checkout's
  * (core/checkout-steps.ts): this file knows steps only by name and class.
  */
@@ -19,7 +19,6 @@ export interface SagaPolicy {
   stepTimeoutMs: number;
 }
 
-export type SagaStatus = 'RUNNING' | 'COMPENSATING' | 'COMPLETED' | 'COMPENSATED' | 'INTERVENTION';
 export type StepStatus = 'PENDING' | 'STARTED' | 'DONE' | 'FAILED' | 'COMPENSATING' | 'COMPENSATED';
 
 export interface StepRecord {
@@ -32,26 +31,79 @@ export interface StepRecord {
   uncertain: boolean;
 }
 
-export interface Saga {
-  status: SagaStatus;
+/** What every saga has, whatever its status: where it is, and what each step has been through. */
+interface Position {
   /** The step being done, or being undone (by its compensation), or where the saga stopped. */
   current: CheckoutStep;
-  /** Whether `current` is being undone rather than done. */
-  undoing: boolean;
   steps: Record<CheckoutStep, StepRecord>;
-  /** The steps still to undo, the next first. */
-  toUndo: CheckoutStep[];
-  /** How it ended, once it has: the checkout is completed, rejected or failed. */
-  outcome?: 'completed' | 'rejected' | 'failed';
-  /** Why it is being undone, or was. */
-  reason?: string;
-  /** Why it waits for a person, while it does. */
-  intervention?: string;
-  /** Where an intervention interrupted it: a retry resumes from there. */
-  interruptedWhile?: 'RUNNING' | 'COMPENSATING';
-  /** The last send failed: the next waits for the deadline (backoff) instead of going at once. */
-  backingOff?: boolean;
 }
+
+/** Doing `current`: its command is sent, and the saga waits for the answer. */
+export interface Running extends Position {
+  status: 'RUNNING';
+  /** The last send failed: the next waits for the deadline (backoff) instead of going at once. */
+  backingOff: boolean;
+}
+
+/** Undoing `current` by its compensation, then the other steps of `toUndo`, for `reason`. */
+export interface Compensating extends Position {
+  status: 'COMPENSATING';
+  /** The steps still to undo, `current` first. */
+  toUndo: CheckoutStep[];
+  /** How the checkout ends once everything is undone. */
+  outcome: 'rejected' | 'failed';
+  /** Why it is being undone. */
+  reason: string;
+  /** The last send of the compensation failed: the next waits for the deadline (backoff). */
+  backingOff: boolean;
+}
+
+/** Every step done. */
+export interface Completed extends Position {
+  status: 'COMPLETED';
+  outcome: 'completed';
+}
+
+/** Refused or given up on, and everything that had to be undone undone. */
+export interface Compensated extends Position {
+  status: 'COMPENSATED';
+  outcome: 'rejected' | 'failed';
+  /** Why it was undone. */
+  reason: string;
+}
+
+/** A running or compensating saga that stopped for a person: a retry resumes it where it stood. */
+type Interrupted<S extends Running | Compensating> = Omit<S, 'status'> & {
+  status: 'INTERVENTION';
+  /** What it was doing when it stopped: a retry, or a late answer, carries on from there. */
+  interruptedWhile: S['status'];
+  /** Why it waits for a person. */
+  intervention: string;
+};
+export type Intervention = Interrupted<Running> | Interrupted<Compensating>;
+
+/**
+ * The orchestrated checkout, one shape per status: each holds what that status means and nothing
+ * else, so a saga that is running has nothing to undo, and one in intervention always says why
+ * and where it stopped.
+ */
+export type Saga = Running | Compensating | Completed | Compensated | Intervention;
+export type SagaStatus = Saga['status'];
+export const SAGA_STATUSES = [
+  'RUNNING',
+  'COMPENSATING',
+  'COMPLETED',
+  'COMPENSATED',
+  'INTERVENTION',
+] as const satisfies readonly SagaStatus[];
+
+/** Whether the saga is undoing `current` rather than doing it (in intervention too). */
+export const isUndoing = (saga: Saga): boolean =>
+  saga.status === 'COMPENSATING' || (saga.status === 'INTERVENTION' && saga.interruptedWhile === 'COMPENSATING');
+
+/** Sends so far of what the saga does now: `current`'s command, or its compensation when undoing. */
+export const sendsOf = (saga: Saga): number =>
+  isUndoing(saga) ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;
 
 /** What the saga can learn. `step` is the step the message is about (an action's, even for its compensation). */
 export type SagaInput =
@@ -67,24 +119,31 @@ export type SagaInput =
   /** A person resumes a saga in intervention. */
   | { type: 'retry' };
 
-export interface SagaCommand {
+/** A command the saga sends: a step's action, or its compensation (which says why). */
+export type SagaCommand = {
   step: CheckoutStep;
-  /** The action itself, or its compensation. */
-  kind: 'action' | 'compensation';
   /** The step the command executes: the action, or its compensation. */
   executes: CheckoutStep;
   /** 1 for the first send; the idempotency key is the same on every one. */
   attempt: number;
+} & ({ kind: 'action' } | { kind: 'compensation'; reason: string });
+
+/** What one input does: the saga it leaves, and the commands it sends on the way (none, or one). */
+export interface Transition<S extends Saga = Saga> {
+  saga: S;
+  commands: SagaCommand[];
 }
 
 /** The operations of a saga over one table of steps. */
 export interface SagaMachine {
   /** A saga not started yet: every step pending. */
-  newSaga(): Saga;
-  /** The saga after learning `input`. An answer about anything but the current step changes nothing. */
-  evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga;
-  /** The commands that learning `input` calls for: the next send, if the saga moved or must resend. */
-  decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCommand[];
+  newSaga(): Running;
+  /**
+   * What learning `input` does: the saga it becomes, and the commands that calls for (the next
+   * send, if the saga moved or must resend), made as the transition is. An answer about anything
+   * but the current send of the current step changes nothing: the same saga comes back.
+   */
+  evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Transition;
   /** How long after now the saga must have heard about its current send; none when it waits for nothing. */
   deadlineAfterMs(saga: Saga, policy: SagaPolicy): number | undefined;
   /** The compensation that undoes a compensable step. */
@@ -93,10 +152,28 @@ export interface SagaMachine {
   factsOf(before: Saga, after: Saga): ProgressFact[];
 }
 
-const isActive = (status: SagaStatus) => status === 'RUNNING' || status === 'COMPENSATING';
-
 /** Longest wait between two sends, in step timeouts: 2^6. */
 const MAX_BACKOFF_EXPONENT = 6;
+
+/** A status that the switch over statuses did not handle: the compiler says so first. */
+function unknownStatus(saga: never): never {
+  throw new Error(`A saga in an unknown status: ${JSON.stringify(saga)}`);
+}
+
+const stay = (saga: Saga): Transition => ({ saga, commands: [] });
+
+const withStep = (saga: Position, step: CheckoutStep, change: Partial<StepRecord>): Position['steps'] => ({
+  ...saga.steps,
+  [step]: { ...saga.steps[step], ...change },
+});
+
+/** What a saga in intervention was doing: it carries on from there. */
+function settle(saga: Intervention): Running | Compensating {
+  const { current, steps, backingOff } = saga;
+  if (saga.interruptedWhile === 'RUNNING') return { status: 'RUNNING', current, steps, backingOff };
+  const { toUndo, outcome, reason } = saga;
+  return { status: 'COMPENSATING', current, steps, backingOff, toUndo, outcome, reason };
+}
 
 /** The saga of `table`: steps in the table's order, each handled as its class says. */
 export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
@@ -116,80 +193,78 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
    * for a person, because the pivot is never given up on: it goes on asking until it knows.
    */
   function keepsTrying(saga: Saga): boolean {
-    if (isActive(saga.status)) return true;
-    return (
-      saga.status === 'INTERVENTION' &&
-      !saga.undoing &&
-      definitionOf(saga.current).class === 'pivot' &&
-      saga.steps[saga.current].status === 'STARTED'
-    );
+    switch (saga.status) {
+      case 'RUNNING':
+      case 'COMPENSATING':
+        return true;
+      case 'INTERVENTION':
+        return (
+          saga.interruptedWhile === 'RUNNING' &&
+          definitionOf(saga.current).class === 'pivot' &&
+          saga.steps[saga.current].status === 'STARTED'
+        );
+      case 'COMPLETED':
+      case 'COMPENSATED':
+        return false;
+      default:
+        return unknownStatus(saga);
+    }
   }
 
-  function newSaga(): Saga {
+  function newSaga(): Running {
     const steps = Object.fromEntries(
       table.map(({ name }) => [
         name,
         { status: 'PENDING', attempts: 0, compensationAttempts: 0, uncertain: false } satisfies StepRecord,
       ]),
-    ) as Record<CheckoutStep, StepRecord>;
-    return { status: 'RUNNING', current: table[0].name, undoing: false, steps, toUndo: [] };
+    );
+    return { status: 'RUNNING', current: table[0].name, steps, backingOff: false };
   }
 
-  /** The saga after learning `input`. An answer about anything but the current step changes nothing. */
-  function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Saga {
+  function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Transition {
     switch (input.type) {
       case 'start':
-        return saga.steps[saga.current].attempts > 0 ? saga : send(saga, saga.current);
+        return saga.status === 'RUNNING' && saga.steps[saga.current].attempts === 0
+          ? send(saga, saga.current)
+          : stay(saga);
       case 'retry':
-        return saga.status === 'INTERVENTION' ? resume(saga) : saga;
+        return saga.status === 'INTERVENTION' ? resume(saga) : stay(saga);
       case 'deadline':
-        if (!keepsTrying(saga)) return saga;
-        // The pivot in intervention is sent again, and still waits for a person (or its answer).
-        if (saga.status === 'INTERVENTION') return { ...resend(saga), status: 'INTERVENTION' };
-        // After a failure, the deadline was the backoff: now send again. Otherwise it is silence.
-        return saga.backingOff ? resend(saga) : giveUpOrResend(saga, policy, { silent: true });
+        switch (saga.status) {
+          case 'RUNNING':
+          case 'COMPENSATING':
+            // After a failure, the deadline was the backoff: now send again. Otherwise it is silence.
+            return saga.backingOff ? resend(saga) : giveUpOrResend(saga, policy, { silent: true });
+          case 'INTERVENTION':
+            // The pivot in intervention is sent again, and still waits for a person (or its answer).
+            return saga.interruptedWhile === 'RUNNING' && keepsTrying(saga) ? askAgain(saga) : stay(saga);
+          default:
+            return stay(saga);
+        }
     }
-    if (input.step !== saga.current || Boolean('undoing' in input && input.undoing) !== saga.undoing) return saga;
+    if (saga.status === 'COMPLETED' || saga.status === 'COMPENSATED') return stay(saga);
     // A late answer can settle an intervention: the saga then carries on from it.
-    if (!isActive(saga.status) && saga.status !== 'INTERVENTION') return saga;
+    const active = saga.status === 'INTERVENTION' ? settle(saga) : saga;
+    if (input.step !== active.current) return stay(saga);
     // A refusal or a failure of an earlier send than the current one says nothing of the current
     // send, which is still to answer. A done answer of any send is the step's effect: it counts.
-    const sends = saga.undoing ? saga.steps[saga.current].compensationAttempts : saga.steps[saga.current].attempts;
-    if (input.type !== 'done' && input.attempt !== undefined && input.attempt < sends) return saga;
-    const settled =
-      saga.status === 'INTERVENTION' ? { ...saga, status: saga.interruptedWhile!, intervention: undefined } : saga;
+    const superseded = (attempt?: number) => attempt !== undefined && attempt < sendsOf(active);
     switch (input.type) {
       case 'done':
-        return settled.undoing ? undone(settled) : done(settled);
+        if (active.status === 'RUNNING' && !input.undoing) return done(active);
+        if (active.status === 'COMPENSATING' && input.undoing) return undone(active);
+        return stay(saga);
       case 'refused':
-        return refused(settled, input.reason);
+        if (active.status !== 'RUNNING' || superseded(input.attempt)) return stay(saga);
+        return refused(active, input.reason);
       case 'failed':
+        if ((active.status === 'COMPENSATING') !== Boolean(input.undoing) || superseded(input.attempt)) {
+          return stay(saga);
+        }
         // Known already: a repeat of the failure the saga is backing off from.
-        if (saga.backingOff) return saga;
-        return giveUpOrResend(settled, policy, { silent: false, error: input.error });
+        if (active.backingOff) return stay(saga);
+        return giveUpOrResend(active, policy, { silent: false, error: input.error });
     }
-  }
-
-  /** The commands that learning `input` calls for: the next send, if the saga moved or must resend. */
-  function decide(saga: Saga, input: SagaInput, policy: SagaPolicy): SagaCommand[] {
-    const next = evolve(saga, input, policy);
-    if (!keepsTrying(next)) return [];
-    const attempts = (s: Saga) => (s.undoing ? s.steps[s.current].compensationAttempts : s.steps[s.current].attempts);
-    // A new step, a new send of the same one, or a resumption: each is a command. Stopping for a person is not.
-    const moved =
-      next.current !== saga.current ||
-      next.undoing !== saga.undoing ||
-      (next.status !== saga.status && next.status !== 'INTERVENTION') ||
-      attempts(next) !== attempts(saga);
-    if (!moved) return [];
-    return [
-      {
-        step: next.current,
-        kind: next.undoing ? 'compensation' : 'action',
-        executes: next.undoing ? compensationOf(next.current) : next.current,
-        attempt: attempts(next),
-      },
-    ];
   }
 
   /**
@@ -199,64 +274,67 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
    */
   function deadlineAfterMs(saga: Saga, policy: SagaPolicy): number | undefined {
     if (!keepsTrying(saga)) return undefined;
-    const record = saga.steps[saga.current];
-    const sends = saga.undoing ? record.compensationAttempts : record.attempts;
-    return policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sends - 1), MAX_BACKOFF_EXPONENT);
+    return policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sendsOf(saga) - 1), MAX_BACKOFF_EXPONENT);
   }
 
-  function send(saga: Saga, step: CheckoutStep): Saga {
-    const record = saga.steps[step];
+  /** Sends `step`'s command: the saga runs it. */
+  function send(saga: Position, step: CheckoutStep): Transition<Running> {
+    const attempt = saga.steps[step].attempts + 1;
     return {
-      ...saga,
-      status: 'RUNNING',
-      current: step,
-      undoing: false,
-      backingOff: false,
-      steps: { ...saga.steps, [step]: { ...record, status: 'STARTED', attempts: record.attempts + 1 } },
-    };
-  }
-
-  function sendCompensation(saga: Saga, step: CheckoutStep): Saga {
-    const record = saga.steps[step];
-    return {
-      ...saga,
-      status: 'COMPENSATING',
-      current: step,
-      undoing: true,
-      backingOff: false,
-      steps: {
-        ...saga.steps,
-        [step]: { ...record, status: 'COMPENSATING', compensationAttempts: record.compensationAttempts + 1 },
+      saga: {
+        status: 'RUNNING',
+        current: step,
+        steps: withStep(saga, step, { status: 'STARTED', attempts: attempt }),
+        backingOff: false,
       },
+      commands: [{ step, kind: 'action', executes: step, attempt }],
     };
   }
 
-  function done(saga: Saga): Saga {
-    const steps = { ...saga.steps, [saga.current]: { ...saga.steps[saga.current], status: 'DONE' as const } };
-    const index = table.findIndex((d) => d.name === saga.current);
-    const next = table[index + 1];
-    if (!next) return { ...saga, steps, status: 'COMPLETED', outcome: 'completed' };
-    return send({ ...saga, steps }, next.name);
+  /** Sends the compensation of `step`, the first of `toUndo`: the saga undoes it. */
+  function sendCompensation(saga: Omit<Compensating, 'status' | 'backingOff'>, step: CheckoutStep): Transition {
+    const attempt = saga.steps[step].compensationAttempts + 1;
+    const { toUndo, outcome, reason } = saga;
+    return {
+      saga: {
+        status: 'COMPENSATING',
+        current: step,
+        steps: withStep(saga, step, { status: 'COMPENSATING', compensationAttempts: attempt }),
+        toUndo,
+        outcome,
+        reason,
+        backingOff: false,
+      },
+      commands: [{ step, kind: 'compensation', executes: compensationOf(step), attempt, reason }],
+    };
   }
 
-  function undone(saga: Saga): Saga {
-    const steps = { ...saga.steps, [saga.current]: { ...saga.steps[saga.current], status: 'COMPENSATED' as const } };
-    const [, ...rest] = saga.toUndo;
-    return compensateNext({ ...saga, steps, toUndo: rest });
+  function done(saga: Running): Transition {
+    const steps = withStep(saga, saga.current, { status: 'DONE' });
+    const next = table[table.findIndex((d) => d.name === saga.current) + 1];
+    if (!next) return stay({ status: 'COMPLETED', current: saga.current, steps, outcome: 'completed' });
+    return send({ current: saga.current, steps }, next.name);
+  }
+
+  function undone(saga: Compensating): Transition {
+    const steps = withStep(saga, saga.current, { status: 'COMPENSATED' });
+    return compensateNext({ ...saga, steps, toUndo: saga.toUndo.slice(1) });
   }
 
   /** Undoes the next step on the list, or ends the saga when nothing is left to undo. */
-  function compensateNext(saga: Saga): Saga {
+  function compensateNext(saga: Omit<Compensating, 'status' | 'backingOff'>): Transition {
     const [next] = saga.toUndo;
     if (next) return sendCompensation(saga, next);
-    return { ...saga, status: 'COMPENSATED', undoing: false, outcome: saga.outcome ?? 'failed' };
+    const { current, steps, outcome, reason } = saga;
+    return stay({ status: 'COMPENSATED', current, steps, outcome, reason });
   }
 
   /**
    * Starts undoing, in reverse order, every compensable step that took effect before `failed`,
    * and `failed` itself when it may have taken effect.
    */
-  function compensate(saga: Saga, failed: CheckoutStep, reason: string, outcome: 'rejected' | 'failed'): Saga {
+  function compensate(saga: Position, reason: string, outcome: 'rejected' | 'failed'): Transition {
+    const failed = saga.current;
     const index = table.findIndex((d) => d.name === failed);
     const toUndo = table
       .slice(0, index + 1)
@@ -266,20 +344,30 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
       })
       .map(({ name }) => name)
       .reverse();
-    return compensateNext({ ...saga, toUndo, outcome, reason });
+    return compensateNext({ current: failed, steps: saga.steps, toUndo, outcome, reason });
   }
 
-  function refused(saga: Saga, reason: string): Saga {
+  function refused(saga: Running, reason: string): Transition {
     const step = saga.current;
     // A refusal answers this send; if an earlier one went unanswered, the step stays uncertain
     // (and is undone with the others: its compensation accepts "never happened").
-    const steps = { ...saga.steps, [step]: { ...saga.steps[step], status: 'FAILED' as const } };
+    const failed: Running = { ...saga, steps: withStep(saga, step, { status: 'FAILED' }) };
     const kind = definitionOf(step).class;
-    if (kind === 'retriable') return intervene({ ...saga, steps }, `${step} refused after the pivot: ${reason}`);
-    return compensate({ ...saga, steps }, step, reason, kind === 'verify' ? 'rejected' : 'failed');
+    if (kind === 'retriable') return intervene(failed, `${step} refused after the pivot: ${reason}`);
+    return compensate(failed, reason, kind === 'verify' ? 'rejected' : 'failed');
   }
 
-  const resend = (saga: Saga): Saga => (saga.undoing ? sendCompensation(saga, saga.current) : send(saga, saga.current));
+  const resend = (saga: Running | Compensating): Transition =>
+    saga.status === 'COMPENSATING' ? sendCompensation(saga, saga.current) : send(saga, saga.current);
+
+  /** The pivot in intervention asked again: it still waits for a person, or for its answer. */
+  function askAgain(saga: Interrupted<Running>): Transition {
+    const { saga: sent, commands } = send(saga, saga.current);
+    return {
+      saga: { ...sent, status: 'INTERVENTION', interruptedWhile: 'RUNNING', intervention: saga.intervention },
+      commands,
+    };
+  }
 
   /**
    * No answer, or a failure: send again, or give up as the step's class says. Either way the step
@@ -287,19 +375,23 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
    * outside world (a card gateway) may have done. After silence the send goes at once (the deadline
    * was the wait); after a failure it waits for a backoff first.
    */
-  function giveUpOrResend(saga: Saga, policy: SagaPolicy, why: { silent: boolean; error?: string }): Saga {
+  function giveUpOrResend(
+    saga: Running | Compensating,
+    policy: SagaPolicy,
+    why: { silent: boolean; error?: string },
+  ): Transition {
     const step = saga.current;
     const record = saga.steps[step];
-    const marked = { ...saga, steps: { ...saga.steps, [step]: { ...record, uncertain: true } } };
+    const steps = withStep(saga, step, { uncertain: true });
     const cause = why.error ? `failed (${why.error})` : 'did not answer';
+    const again = (next: Running | Compensating) => (why.silent ? resend(next) : stay({ ...next, backingOff: true }));
 
-    const again = (next: Saga) => (why.silent ? resend(next) : { ...next, backingOff: true });
-
-    if (saga.undoing) {
+    if (saga.status === 'COMPENSATING') {
+      const marked: Compensating = { ...saga, steps };
       if (record.compensationAttempts < policy.compensationAttempts) return again(marked);
-      const compensation = compensationOf(step);
-      return intervene(marked, `${compensation} ${cause} ${record.compensationAttempts} times`);
+      return intervene(marked, `${compensationOf(step)} ${cause} ${record.compensationAttempts} times`);
     }
+    const marked: Running = { ...saga, steps };
     const kind = definitionOf(step).class;
     const limit = kind === 'pivot' ? policy.pivotAttempts : policy.stepAttempts;
     if (record.attempts < limit) return again(marked);
@@ -311,43 +403,33 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         );
       case 'retriable':
         return intervene(marked, `${step} ${cause} ${record.attempts} times`);
-      default: {
-        const failed = { ...marked.steps[step], status: 'FAILED' as const };
+      default:
         return compensate(
-          { ...marked, steps: { ...marked.steps, [step]: failed } },
-          step,
+          { current: step, steps: withStep(marked, step, { status: 'FAILED' }) },
           `${step} ${cause}`,
           'failed',
         );
-      }
     }
   }
 
-  function intervene(saga: Saga, why: string): Saga {
-    return {
-      ...saga,
-      status: 'INTERVENTION',
-      intervention: why,
-      interruptedWhile:
-        saga.status === 'INTERVENTION' ? saga.interruptedWhile : (saga.status as 'RUNNING' | 'COMPENSATING'),
-    };
+  function intervene(saga: Running | Compensating, why: string): Transition {
+    const stopped: Intervention =
+      saga.status === 'RUNNING'
+        ? { ...saga, status: 'INTERVENTION', interruptedWhile: 'RUNNING', intervention: why }
+        : { ...saga, status: 'INTERVENTION', interruptedWhile: 'COMPENSATING', intervention: why };
+    return stay(stopped);
   }
 
   /** A person asked to carry on: the interrupted step (or compensation) is sent again, its count restarted. */
-  function resume(saga: Saga): Saga {
-    const record = saga.steps[saga.current];
-    const fresh = saga.undoing ? { ...record, compensationAttempts: 0 } : { ...record, attempts: 0 };
-    const reset = {
-      ...saga,
-      steps: { ...saga.steps, [saga.current]: fresh },
-      intervention: undefined,
-      interruptedWhile: undefined,
-    };
-    return resend(reset);
+  function resume(saga: Intervention): Transition {
+    const interrupted = settle(saga);
+    const restart: Partial<StepRecord> =
+      interrupted.status === 'COMPENSATING' ? { compensationAttempts: 0 } : { attempts: 0 };
+    return resend({ ...interrupted, steps: withStep(interrupted, interrupted.current, restart) });
   }
 
   function factsOf(before: Saga, after: Saga): ProgressFact[] {
-    if (before.status === after.status && before.current === after.current && before.undoing === after.undoing)
+    if (before.status === after.status && before.current === after.current && isUndoing(before) === isUndoing(after))
       return [];
     const resumed: ProgressFact[] =
       before.status === 'INTERVENTION' && after.status !== 'INTERVENTION' ? [{ kind: 'resumed' }] : [];
@@ -355,23 +437,22 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
       case 'RUNNING':
         return [...resumed, { kind: 'reached', step: after.current }];
       case 'COMPENSATING':
-        return [
-          ...resumed,
-          { kind: 'compensating', step: compensationOf(after.current), reason: after.reason ?? 'undone' },
-        ];
+        return [...resumed, { kind: 'compensating', step: compensationOf(after.current), reason: after.reason }];
       case 'COMPLETED':
         return [...resumed, { kind: 'completed' }];
       case 'COMPENSATED':
         return [
           ...resumed,
           after.outcome === 'rejected'
-            ? { kind: 'rejected', reason: after.reason ?? 'rejected' }
-            : { kind: 'failed', reason: after.reason ?? 'failed' },
+            ? { kind: 'rejected', reason: after.reason }
+            : { kind: 'failed', reason: after.reason },
         ];
       case 'INTERVENTION':
-        return [{ kind: 'intervention', reason: after.intervention ?? 'a person must act' }];
+        return [{ kind: 'intervention', reason: after.intervention }];
+      default:
+        return unknownStatus(after);
     }
   }
 
-  return { newSaga, evolve, decide, deadlineAfterMs, compensationOf, factsOf };
+  return { newSaga, evolve, deadlineAfterMs, compensationOf, factsOf };
 }

@@ -1,4 +1,3 @@
-import type { Answer, MessageContract } from '../../../infra/outbox';
 import {
   BillingStepFailed,
   CaptureDeclined,
@@ -10,76 +9,25 @@ import {
 import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '../../content/contracts';
 import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
-import { FORWARD_STEPS, STEP_ORDER, stepCommand } from '../core/checkout-steps';
-import type { CheckoutRow } from '../database/checkouts.repository';
-import { advance, type CheckoutProgress } from '../domain/checkout';
-import type { SagaInput, SagaPolicy } from './domain/checkout.saga';
-import { CHECKOUT_SAGA, type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS, STEP_ATTEMPT_HEADER } from './saga-answers';
+import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './checkout-saga.specification';
+import type { SagaInput } from './domain/checkout.saga';
+import { SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
 
 /**
- * The checkout's saga specified by what it hears and what it sends, as emmett specifies a
- * workflow: given the messages it has had, when one more arrives (or a deadline passes), then
- * these commands leave, and the checkout stands so. Nothing here reads the saga's own fields:
- * the messages come from the checkout's table of steps, as in the running app.
+ * The checkout's saga specified by what it hears and what it sends: given the messages it has
+ * had, when one more arrives (or a deadline passes), then these commands leave, and the checkout
+ * stands so. Nothing here reads the saga's own fields: the messages come from the checkout's table
+ * of steps, as in the running app. Its rules, by inputs and state, are checkout-saga.rules.spec.ts.
  */
 
-const policy: SagaPolicy = { stepAttempts: 3, pivotAttempts: 4, compensationAttempts: 2, stepTimeoutMs: 1_000 };
-const id = '7d1c4b6e-8f0a-4d2b-9c3e-5a6b7c8d9e0f';
-const checkout = {
-  id,
-  user_id: '0b9e2a64-3c1d-4e5f-8a7b-6c5d4e3f2a1b',
-  plan_id: 'pro-monthly',
-  payment_method: 'pm_card_ok',
-} as CheckoutRow;
-
-type Heard = Answered | SagaInput;
-type Answered = Answer & { headers?: Record<string, string> };
-/** A participant's answer about this checkout (to the send `ofSend`, when it says which). */
-const answered = (contract: MessageContract, fields: Partial<Reply> = {}, ofSend?: number): Answered => ({
-  contract,
-  payload: { checkoutId: id, ...fields },
-  headers: ofSend === undefined ? undefined : { [STEP_ATTEMPT_HEADER]: String(ofSend) },
-});
+const id = checkout.id;
 const started: SagaInput = { type: 'start' };
 const deadlinePassed: SagaInput = { type: 'deadline' };
 const personRetries: SagaInput = { type: 'retry' };
 const failedAt = (step: string, attempt: number, error = 'database down') =>
   answered(BillingStepFailed, { step, error, attempt });
 
-/** Plays the history through the saga as the runner does: what it sent, and the checkout's status. */
-function replay(history: Heard[]) {
-  const { newSaga, evolve, decide, factsOf } = CHECKOUT_SAGA;
-  let saga = newSaga();
-  let progress: CheckoutProgress = { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null };
-  const sent: Answer[] = [];
-  for (const heard of history) {
-    const input =
-      'contract' in heard ? SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply, heard.headers) : heard;
-    const next = evolve(saga, input, policy);
-    for (const command of decide(saga, input, policy)) {
-      sent.push(stepCommand(checkout, command.executes, command.attempt, next.reason ?? 'undone'));
-    }
-    for (const fact of factsOf(saga, next)) progress = advance(progress, fact, STEP_ORDER) ?? progress;
-    saga = next;
-  }
-  return { sent, progress };
-}
-
-const given = (...history: Heard[]) => ({
-  when: (...more: Heard[]) => {
-    const before = replay(history);
-    const after = replay([...history, ...more]);
-    const sent = after.sent.slice(before.sent.length);
-    return {
-      /** The commands sent, by type. */
-      sends: sent.map((message) => message.contract.type),
-      sent,
-      checkout: after.progress,
-    };
-  },
-});
-
-const happyPath: Heard[] = [
+const happyPath: Array<Heard | SagaInput> = [
   started,
   answered(BuyerVerified),
   answered(PaymentAuthorized),

@@ -1,0 +1,107 @@
+import type { Answer, MessageContract } from '../../../infra/outbox';
+import { FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
+import type { CheckoutRow } from '../database/checkouts.repository';
+import { advance, type CheckoutProgress } from '../domain/checkout';
+import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/checkout.saga';
+import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
+import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER } from './saga-answers';
+
+/**
+ * The one given/when/then of the checkout's saga, for its specs only (as emmett's
+ * workflowSpecification): given what the saga has heard, when one thing more arrives (or a few),
+ * then what it became, which commands that sent, the messages that carry them, and where the
+ * checkout stands. What it hears is an input (a start, a deadline, a retry, an answer as the saga
+ * reads it) or a participant's message, which is read as the orchestrator reads it; each step
+ * of the way is played as the runner plays it, with nothing stored.
+ */
+
+/** The policy the specs run under: three sends of a step, four of the pivot, two of a compensation. */
+export const SPEC_POLICY: SagaPolicy = {
+  stepAttempts: 3,
+  pivotAttempts: 4,
+  compensationAttempts: 2,
+  stepTimeoutMs: 1_000,
+};
+
+/** The checkout the specs' saga runs. */
+export const SPEC_CHECKOUT = {
+  id: '7d1c4b6e-8f0a-4d2b-9c3e-5a6b7c8d9e0f',
+  user_id: '0b9e2a64-3c1d-4e5f-8a7b-6c5d4e3f2a1b',
+  plan_id: 'pro-monthly',
+  payment_method: 'pm_card_ok',
+} as CheckoutRow;
+
+/** A participant's message about the checkout, with the headers it arrives with. */
+export interface Heard extends Answer {
+  headers?: Record<string, string>;
+}
+
+/** A participant's answer about the spec's checkout; `ofSend` is the send it names back, if any. */
+export const answered = (contract: MessageContract, fields: Partial<Reply> = {}, ofSend?: number): Heard => ({
+  contract,
+  payload: { checkoutId: SPEC_CHECKOUT.id, ...fields },
+  headers: ofSend === undefined ? undefined : { [STEP_ATTEMPT_HEADER]: String(ofSend) },
+});
+
+export interface Then {
+  /** The saga before `when`. */
+  before: Saga;
+  /** The saga after it: the very same object when nothing changed. */
+  saga: Saga;
+  /** The commands `when` sent, in order. */
+  commands: SagaCommand[];
+  /** The messages that carry them. */
+  sent: Answer[];
+  /** Their types. */
+  sends: string[];
+  /** The checkout's status read model after `when`. */
+  checkout: CheckoutProgress;
+}
+
+interface Played {
+  saga: Saga;
+  checkout: CheckoutProgress;
+  commands: SagaCommand[];
+}
+
+const { newSaga, evolve, factsOf } = CHECKOUT_SAGA;
+
+/** Plays what the saga hears, one by one, from `from`. */
+function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
+  return heard.reduce<Played>((played, next) => {
+    const input =
+      'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as Reply, next.headers) : next;
+    const { saga, commands } = evolve(played.saga, input, SPEC_POLICY);
+    const checkout = factsOf(played.saga, saga).reduce(
+      (progress, fact) => advance(progress, fact, STEP_ORDER) ?? progress,
+      played.checkout,
+    );
+    return { saga, checkout, commands: [...played.commands, ...commands] };
+  }, from);
+}
+
+/** Given what the saga has heard, from a new checkout: `saga` is where that leaves it. */
+export function given(...history: Array<SagaInput | Heard>) {
+  const start: Played = {
+    saga: newSaga(),
+    checkout: { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null },
+    commands: [],
+  };
+  const before = play(start, history);
+  return {
+    saga: before.saga,
+    /** ...when these arrive, then: */
+    when: (...more: Array<SagaInput | Heard>): Then => {
+      const after = play({ ...before, commands: [] }, more);
+      const sent = after.commands.map((command) => commandMessage(SPEC_CHECKOUT, command));
+      return {
+        before: before.saga,
+        saga: after.saga,
+        commands: after.commands,
+        sent,
+        sends: sent.map((message) => message.contract.type),
+        checkout: after.checkout,
+      };
+    },
+  };
+}
