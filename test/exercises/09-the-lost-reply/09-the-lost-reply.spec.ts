@@ -68,6 +68,21 @@ describe('Exercise 09: the lost reply', () => {
         1,
       );
       invariant('the checkout completes', status, 'COMPLETED');
+
+      // A second buyer checks out on the same process, nothing failing: a key that is the same for
+      // every checkout would answer them with the first buyer's hold, and hold nothing of theirs.
+      const second = await app.client.createUser();
+      const next = await app.client.start({ userId: second.id, mode: 'orchestration' });
+      const { status: nextStatus } = await app.client.until(next, ['COMPLETED', 'FAILED', 'INTERVENTION']);
+      await quiet(app);
+      const [{ n: nextHolds }] = await app.database.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM billing.gateway_requests
+          WHERE operation = 'authorize' AND approved AND reference = $1`,
+        [next],
+      );
+      narrate(`a second buyer's checkout, nothing failing: ${nextStatus}, ${nextHolds} hold(s) approved for it`);
+      invariant("a second buyer's checkout gets a hold of its own on their card, one", nextHolds, 1);
+      invariant("the second buyer's checkout completes", nextStatus, 'COMPLETED');
     },
     2 * BOOT_MS,
   );
