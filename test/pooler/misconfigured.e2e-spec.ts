@@ -72,6 +72,6 @@ describe('An app misconfigured for the pooler in front of it', () => {
         what: 'the relay to say its LISTEN hears nothing',
       },
     );
-    expect(listener()?.deaf).toBe(true);
+    expect(listener()?.hearsProbe).toBe(false);
   });
 });

@@ -26,8 +26,10 @@ export class PgListener {
   private down = false;
   /** The payload of the probe in flight, and what to call when it is heard. */
   private probe?: { payload: string; heard: () => void };
-  /** Whether the last probe went unheard. */
-  deaf = false;
+  /** Whether the last probe was heard; undefined until one has been sent and waited for. */
+  hearsProbe?: boolean;
+  /** Notifications heard (probes aside), each a wake-up. */
+  heard = 0;
 
   constructor(
     private readonly url: string,
@@ -51,7 +53,10 @@ export class PgListener {
     };
     client.on('notification', ({ payload }) => {
       if (this.probe && payload === this.probe.payload) this.probe.heard();
-      else this.onNotify();
+      else {
+        this.heard += 1;
+        this.onNotify();
+      }
     });
     client.on('error', lose);
     client.on('end', () => lose());
@@ -98,13 +103,13 @@ export class PgListener {
     const ok = await wasHeard;
     this.probe = undefined;
     if (this.stopped || this.client !== listening) return;
-    if (!ok && !this.deaf) {
+    if (!ok && this.hearsProbe !== false) {
       this.logger.error(
         `LISTEN ${this.channel} did not hear its own probe NOTIFY within ${PROBE_MS} ms: its connection goes through a transaction-mode pooler; set DATABASE_DIRECT_URL to Postgres itself (until then the relays only poll)`,
       );
     }
-    if (ok && this.deaf) this.logger.log(`LISTEN ${this.channel} hears its probe again`);
-    this.deaf = !ok;
+    if (ok && this.hearsProbe === false) this.logger.log(`LISTEN ${this.channel} hears its probe again`);
+    this.hearsProbe = ok;
   }
 
   private lost(client: Client, error?: unknown): void {
