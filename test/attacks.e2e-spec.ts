@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { AppModule } from '../src/app.module';
 import { checkEnvironment } from '../src/bootstrap/check-environment';
 import { InvalidEnvironmentError } from '../src/config/env';
@@ -34,7 +35,17 @@ const EXAMPLE_ADMIN_TOKEN = 'change-me-local-admin-token';
 /** A password of the deployment's own, as compose makes one; the tests' own (`postgres`) is published. */
 const OWN_PASSWORD = randomBytes(16).toString('hex');
 
-/** What a deployment made from compose runs with: production, no secret of its own, the made operator token. */
+/** The scraper's token of the deployment: its own, as production requires. */
+const METRICS_TOKEN = randomBytes(24).toString('hex');
+
+/** Scrapes sent at once, as a flood of them would come. */
+const SCRAPES = 50;
+
+/**
+ * What a deployment made from compose runs with: production, no secret of its own, the made
+ * operator token; and /metrics closed with its scraper's token, its figures read at most every
+ * METRICS_READ_INTERVAL_MS (the default).
+ */
 const PRODUCTION_ENV = {
   NODE_ENV: 'production',
   DATABASE_URL: `postgres://deployment:${OWN_PASSWORD}@localhost:5432/checkout`,
@@ -44,6 +55,8 @@ const PRODUCTION_ENV = {
   APP_ROLES: 'api',
   // A blocked buyer's token stops working within this (a minute at most; 30 s by default).
   AUTH_BUYER_STATUS_CACHE_MS: '1000',
+  METRICS_TOKEN,
+  METRICS_READ_INTERVAL_MS: undefined,
 };
 
 /** A comparison as `npm run compare` writes it, with the machine it ran on. */
@@ -163,6 +176,34 @@ const ATTACKS: Attack[] = [
         expect(status).toBe(403);
         return `${status} ${body.reason}`;
       }, { timeoutMs: 5_000 }),
+  },
+  {
+    name: 'a flood of anonymous /metrics scrapes, on a deployment that closed it with METRICS_TOKEN',
+    expected: `${SCRAPES} × 401`,
+    attempt: async ({ app }) => {
+      const answers = await Promise.all(Array.from({ length: SCRAPES }, () => app.http().get('/metrics')));
+      return `${answers.length} × ${[...new Set(answers.map(({ status }) => status))].join(', ')}`;
+    },
+  },
+  {
+    name: "a flood of /metrics scrapes with the scraper's token, to tie up Postgres",
+    expected: `${SCRAPES} × 200, each figure read at most once per METRICS_READ_INTERVAL_MS`,
+    attempt: async ({ app }) => {
+      const statements = jest.spyOn(PostgresQueryRunner.prototype, 'query');
+      try {
+        const started = Date.now();
+        const answers = await Promise.all(Array.from({ length: SCRAPES }, () => app.http().get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`)));
+        // A flood that lasts longer than the interval (5 s by default) may read each figure again.
+        const allowed = Math.floor((Date.now() - started) / 5_000) + 1;
+        const readsOf = new Map<string, number>();
+        for (const [sql] of statements.mock.calls) readsOf.set(sql, (readsOf.get(sql) ?? 0) + 1);
+        const most = Math.max(0, ...readsOf.values());
+        const reads = most <= allowed ? 'each figure read at most once per METRICS_READ_INTERVAL_MS' : `a figure read ${most} times`;
+        return `${answers.length} × ${[...new Set(answers.map(({ status }) => status))].join(', ')}, ${reads}`;
+      } finally {
+        statements.mockRestore();
+      }
+    },
   },
   {
     name: "reading the machine a comparison ran on, anonymously, for its name and kernel",

@@ -15,6 +15,8 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'dev-only-token-secret-anyone-can-read-it-in-the-sources',
   // Tests and benchmarks.
   'test-admin-token-0123456789',
+  'test-metrics-token-0123456789',
+  'a-scraper-token-of-my-own',
   'test-token-secret-0123456789abcdefghijklmnop',
   'bench-admin-token-0123456789',
   'short-secret',

@@ -9,14 +9,16 @@ export const AUTH_TOKEN_SECRET = 'test-token-secret-0123456789abcdefghijklmnop';
 
 /**
  * What every app the tests start runs with, in this process or as a child process: the token
- * secret and no rate limits (a test that wants a limit sets it). The admin token is the tests' to
- * give: some need an app without one.
+ * secret, no rate limits (a test that wants a limit sets it), and gauges read at each scrape, so
+ * that a test reads a figure right after changing it (a test of the reading interval sets its
+ * own). The admin token is the tests' to give: some need an app without one.
  */
 export const TEST_APP_ENV: Record<string, string> = {
   AUTH_TOKEN_SECRET,
   RATE_LIMIT_SIGNUPS: '0',
   RATE_LIMIT_CHECKOUTS: '0',
   RATE_LIMIT_READS: '0',
+  METRICS_READ_INTERVAL_MS: '0',
 };
 
 /** Set by the global setup; names this run's databases and Redis keys. */

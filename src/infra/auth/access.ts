@@ -3,9 +3,10 @@ import { ApiBearerAuth, ApiUnauthorizedResponse } from '@nestjs/swagger';
 
 /**
  * Who may call a route. `signed-in` (a buyer's token or the admin token) is what a route without
- * a decision gets: a new route is closed until someone opens it.
+ * a decision gets: a new route is closed until someone opens it. `metrics` is the scrapers'
+ * (anyone, or whoever holds METRICS_TOKEN when it is set), decided by the metrics' own guard.
  */
-export type Access = 'public' | 'signed-in' | 'operator';
+export type Access = 'public' | 'signed-in' | 'operator' | 'metrics';
 export const ACCESS = 'access';
 
 /** Anyone may call it; a bearer token, when sent, must still be valid. */

@@ -11,7 +11,8 @@ import { ANONYMOUS, type Caller, type RequestWithCaller } from './caller';
  * Runs before every route: says who the caller is (anonymous, a buyer, the operator) and turns
  * away anonymous callers from routes that need a token. A token that is sent but not valid is
  * refused everywhere, so that a client learns at once that it holds a bad one. Operators' routes
- * (`@AdminOnly()`) are left to the AdminGuard, which answers 404 when ADMIN_TOKEN is not set.
+ * (`@AdminOnly()`) are left to the AdminGuard, which answers 404 when ADMIN_TOKEN is not set, and
+ * /metrics to the MetricsGuard (a scraper's token is neither a buyer's nor the operator's).
  */
 @Injectable()
 export class CallerGuard implements CanActivate {
@@ -27,7 +28,7 @@ export class CallerGuard implements CanActivate {
     const access =
       this.reflector.getAllAndOverride<Access | undefined>(ACCESS, [context.getHandler(), context.getClass()]) ??
       'signed-in';
-    if (access === 'operator') return true;
+    if (access === 'operator' || access === 'metrics') return true;
     const request = context.switchToHttp().getRequest<Request & RequestWithCaller>();
     const caller = await this.identify(request.headers.authorization);
     request.caller = caller;

@@ -1,10 +1,20 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/access';
+import { applyDecorators, Controller, Get, Header, SetMetadata, UseGuards } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ACCESS, type Access } from '../auth/access';
+import { MetricsGuard } from './metrics.access';
 import { MetricsRegistry } from './metrics.registry';
 
+/** Anyone, or only whoever sends METRICS_TOKEN when it is set (MetricsGuard). */
+const ForScrapers = () =>
+  applyDecorators(
+    SetMetadata(ACCESS, 'metrics' satisfies Access),
+    UseGuards(MetricsGuard),
+    ApiUnauthorizedResponse({ description: 'METRICS_TOKEN is set, and the bearer token is not it' }),
+    ApiNotFoundResponse({ description: 'METRICS_PORT is set: /metrics is served there' }),
+  );
+
 @ApiTags('operations')
-@Public()
+@ForScrapers()
 @Controller('metrics')
 export class MetricsController {
   constructor(private readonly registry: MetricsRegistry) {}

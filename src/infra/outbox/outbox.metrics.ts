@@ -10,7 +10,7 @@ export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dea
 
 const seconds = (ms: number) => ms / 1_000;
 
-/** What the transport counts, and the gauges it reads from Postgres and Redis on each scrape. */
+/** What the transport counts, and the gauges it reads from Postgres and Redis for the scrapes. */
 @Injectable()
 export class OutboxMetrics {
   private readonly logger = new Logger('OutboxMetrics');
@@ -88,12 +88,29 @@ export class OutboxMetrics {
       registers,
     });
 
+    // Each figure read from Postgres or Redis at most once every METRICS_READ_INTERVAL_MS, shared
+    // by every scrape and by the gauges that show it; the Postgres ones through partial indexes
+    // (unpublished messages, open dead letters): constant cost whatever the tables hold (ADR 0076).
+    const pending = registry.reading('outbox_pending', async () => {
+      const [row] = await this.dataSource.query<Array<{ count: number; age: number | null }>>(
+        `SELECT count(*)::int AS count, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age
+           FROM outbox.messages WHERE published_at IS NULL`,
+      );
+      return { count: row.count, oldestAgeSeconds: row.age ?? 0 };
+    });
+    const dead = registry.reading('outbox_dead_letters', () =>
+      this.dataSource.query<Array<{ consumer: string; count: number }>>(
+        `SELECT consumer, count(*)::int AS count FROM outbox.dead_letters WHERE status = 'dead' GROUP BY consumer`,
+      ),
+    );
+    const queued = registry.reading('queues', () => this.queueFigures());
+
     const pendingCount: Gauge = new Gauge({
       name: 'outbox_pending_messages',
       help: 'Messages written but not yet pushed to a queue',
       registers,
       collect: async () => {
-        const stats = await this.pending();
+        const stats = await pending.get();
         if (stats) pendingCount.set(stats.count);
       },
     });
@@ -102,7 +119,7 @@ export class OutboxMetrics {
       help: 'Age of the oldest message not yet pushed (0 when none)',
       registers,
       collect: async () => {
-        const stats = await this.pending();
+        const stats = await pending.get();
         if (stats) oldestPending.set(stats.oldestAgeSeconds);
       },
     });
@@ -112,7 +129,7 @@ export class OutboxMetrics {
       labelNames: ['consumer'],
       registers,
       collect: async () => {
-        const counts = await this.deadLetters();
+        const counts = await dead.get();
         if (!counts) return;
         deadLetters.reset();
         for (const { consumer, count } of counts) deadLetters.set({ consumer }, count);
@@ -124,7 +141,8 @@ export class OutboxMetrics {
       labelNames: ['queue', 'state'],
       registers,
       collect: async () => {
-        for (const { queue, counts } of await this.queueCounts()) {
+        for (const { queue, counts } of (await queued.get()) ?? []) {
+          if (!counts) continue;
           for (const state of ['waiting', 'active', 'delayed'] as const)
             queueJobs.set({ queue, state }, counts[state] ?? 0);
         }
@@ -136,7 +154,10 @@ export class OutboxMetrics {
       labelNames: ['queue'],
       registers,
       collect: async () => {
-        for (const { queue, ageSeconds } of await this.oldestWaiting()) oldestWaiting.set({ queue }, ageSeconds);
+        for (const { queue, oldestWaitingAt } of (await queued.get()) ?? []) {
+          if (oldestWaitingAt !== undefined)
+            oldestWaiting.set({ queue }, oldestWaitingAt === null ? 0 : seconds(Date.now() - oldestWaitingAt));
+        }
       },
     });
   }
@@ -149,48 +170,20 @@ export class OutboxMetrics {
     }
   }
 
-  private pendingScrape?: Promise<{ count: number; oldestAgeSeconds: number } | undefined>;
-
-  /** Both pending gauges share one query per scrape. */
-  private pending() {
-    this.pendingScrape ??= this.read(async () => {
-      const [row] = await this.dataSource.query<Array<{ count: string; age: number | null }>>(
-        `SELECT count(*) AS count, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age
-           FROM outbox.messages WHERE published_at IS NULL`,
-      );
-      return { count: Number(row.count), oldestAgeSeconds: row.age ?? 0 };
-    }).finally(() => setImmediate(() => (this.pendingScrape = undefined)));
-    return this.pendingScrape;
-  }
-
-  private async deadLetters(): Promise<Array<{ consumer: string; count: number }> | undefined> {
-    const rows = await this.read(() =>
-      this.dataSource.query<Array<{ consumer: string; count: string }>>(
-        `SELECT consumer, count(*) AS count FROM outbox.dead_letters WHERE status = 'dead' GROUP BY consumer`,
-      ),
-    );
-    return rows?.map((row) => ({ consumer: row.consumer, count: Number(row.count) }));
-  }
-
-  private async queueCounts() {
-    const counts = await Promise.all(
-      this.subscriptions.queues().map(async (queue) => ({
-        queue,
-        counts: await this.read(() => this.queues.queue(queue).getJobCounts('waiting', 'active', 'delayed')),
-      })),
-    );
-    return counts.filter((entry): entry is { queue: string; counts: Record<string, number> } => !!entry.counts);
-  }
-
-  private async oldestWaiting() {
-    const ages = await Promise.all(
+  /**
+   * Each queue's job counts and when its oldest waiting job was pushed (null: none waiting); a
+   * part Redis did not answer is left undefined, and its gauges keep their last values.
+   */
+  private queueFigures() {
+    return Promise.all(
       this.subscriptions.queues().map(async (queue) => {
-        const waiting = await this.read(() => this.queues.queue(queue).getWaiting(0, 0));
-        if (!waiting) return undefined;
-        return { queue, ageSeconds: waiting[0] ? seconds(Date.now() - waiting[0].timestamp) : 0 };
+        const [counts, waiting] = await Promise.all([
+          this.read(() => this.queues.queue(queue).getJobCounts('waiting', 'active', 'delayed')),
+          this.read(() => this.queues.queue(queue).getWaiting(0, 0)),
+        ]);
+        return { queue, counts, oldestWaitingAt: waiting && (waiting[0]?.timestamp ?? null) };
       }),
     );
-    return ages.filter((age) => age !== undefined);
   }
 
   /** A scrape must answer even when Postgres or Redis does not: the gauge keeps its last value. */
