@@ -4,7 +4,7 @@ import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { RedisClusterRig } from '../support/redis-cluster';
 import { SmtpSink } from '../support/smtp-sink';
-import { ADMIN_TOKEN, TestApp } from '../support/test-app';
+import { ADMIN_TOKEN, logs, TestApp } from '../support/test-app';
 import { expectSettledOnce, queueKey, startEveryOutcome, TOPOLOGY_APP_ENV } from './topology-cases';
 
 /** /health as the operator reads it: with each part's error text (anonymous callers read only up or down). */
@@ -115,6 +115,34 @@ describe('On a Redis Cluster', () => {
       expect(Object.keys(parts)).toEqual(expect.arrayContaining(['worker:billing', 'worker:notifications']));
     } finally {
       await refused.stop();
+    }
+  });
+  it("when the rate limits count on the cluster as a user limited to the deployment's keys, then a client's sign-ups are refused past the limit, counted in Redis", async () => {
+    const deployment = `limits-${randomBytes(3).toString('hex')}`;
+    const password = randomBytes(12).toString('hex');
+    await cluster.addUser(deployment, password, ['resetkeys', `~{${deployment}:*`, '+@all']);
+    const limited = await TestApp.start({
+      queuePrefix: deployment,
+      env: {
+        ...TOPOLOGY_APP_ENV,
+        APP_ROLES: 'api',
+        REDIS_CLUSTER_NODES: cluster.seeds,
+        REDIS_USERNAME: deployment,
+        REDIS_PASSWORD: password,
+        RATE_LIMIT_SIGNUPS: '2',
+      },
+    });
+    const signUps = new CheckoutClient(limited);
+    try {
+      // The cluster client is ready a moment after start, as the store's connection, opened at start.
+      await eventually(async () => expect((await limited.http().get('/health')).body.details.redis.status).toBe('up'));
+      await signUps.createUser();
+      await signUps.createUser();
+      await signUps.signUp().expect(429);
+      // Counted in the cluster, not by the process alone (which it does when Redis refuses or does not answer).
+      expect(logs.matching((line) => /counted by this process alone/.test(String(line.msg)))).toEqual([]);
+    } finally {
+      await limited.stop();
     }
   });
 });

@@ -17,6 +17,12 @@ import { throttlerOptions } from './rate-limit';
 import { rateLimitConfig, type RateLimitConfig } from './rate-limit.config';
 import { SharedRateLimitStore } from './rate-limit.store';
 
+/** The counts' store; connected at start when a limit is on, so that the first calls count in Redis. */
+function sharedStore(config: RateLimitConfig, redis: RedisConnections, prefix: QueuePrefix): SharedRateLimitStore {
+  const store = new SharedRateLimitStore(redis, prefix);
+  return Object.values(config.limits).some((limit) => limit > 0) ? store.connect() : store;
+}
+
 /**
  * Who may call what: buyers' tokens (ADR 0046) signed with the deployment's secret (ADR 0066),
  * the operator's token (ADR 0067), the guard that reads them (ADR 0047), and the rate limits (ADR 0050, ADR 0073).
@@ -32,7 +38,7 @@ import { SharedRateLimitStore } from './rate-limit.store';
       imports: [ConfigModule.forFeature(rateLimitConfig)],
       inject: [rateLimitConfig.KEY, Reflector, RedisConnections, QueuePrefix],
       useFactory: (config: RateLimitConfig, reflector: Reflector, redis: RedisConnections, prefix: QueuePrefix) =>
-        throttlerOptions(config, reflector, new SharedRateLimitStore(redis, prefix)),
+        throttlerOptions(config, reflector, sharedStore(config, redis, prefix)),
     }),
   ],
   providers: [

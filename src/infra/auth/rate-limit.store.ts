@@ -98,11 +98,26 @@ export class SharedRateLimitStore implements ThrottlerStorage {
     }
   }
 
+  /** Opens the connection now, so that it is ready by the first call (a Cluster's takes a moment). */
+  connect(): this {
+    this.open();
+    return this;
+  }
+
   /**
    * The connection, once it is ready (a command connection refuses commands before: it queues
-   * none). Opened at the first limited call: a process that serves none never connects for this.
+   * none). Only the first attempt is waited for, within SHARED_COUNT_TIMEOUT_MS.
    */
   private async ready(): Promise<HitClient> {
+    this.open();
+    if (this.client!.status === 'ready') return this.client!;
+    // Once the first attempt is over, a call does not wait for Redis: this process counts alone at once.
+    if (!this.connecting) throw new Error(`the connection is ${this.client!.status}`);
+    await once(this.client!, 'ready');
+    return this.client!;
+  }
+
+  private open(): void {
     if (!this.client) {
       const client = this.connections.open('rate-limits', 'command');
       client.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
@@ -111,11 +126,6 @@ export class SharedRateLimitStore implements ThrottlerStorage {
       client.once('error', settled);
       this.client = client as HitClient;
     }
-    if (this.client.status === 'ready') return this.client;
-    // Once the first attempt is over, a call does not wait for Redis: this process counts alone at once.
-    if (!this.connecting) throw new Error(`the connection is ${this.client.status}`);
-    await once(this.client, 'ready');
-    return this.client;
   }
 }
 
