@@ -87,7 +87,7 @@ describe('Users, plans, and reading checkouts', () => {
     expect(
       await scrape(app, 'checkout_duration_seconds_count{mode="choreography",outcome="completed"}'),
     ).toBeGreaterThanOrEqual(1);
-    // The gauge reads only the open checkouts, through an index (ADR 0076): no finished status in it.
+    // The gauge reads only the open checkouts, through an index (ADR 0078): no finished status in it.
     const { text } = await app.http().get('/metrics').expect(200);
     expect(text).toMatch(/^checkouts\{mode="choreography",status="PENDING"\} \d+$/m);
     expect(text).toMatch(/^checkouts\{mode="orchestration",status="INTERVENTION"\} \d+$/m);

@@ -19,7 +19,7 @@ export class MetricsRegistry extends Registry {
 
   /**
    * What a gauge reads from Postgres or Redis at a scrape, read at most once every
-   * METRICS_READ_INTERVAL_MS whatever the scrapes' rate (ADR 0076): a flood of scrapes costs the
+   * METRICS_READ_INTERVAL_MS whatever the scrapes' rate (ADR 0078): a flood of scrapes costs the
    * stores what one scrape does.
    */
   reading<T>(name: string, read: () => Promise<T>): SharedReading<T> {

@@ -90,7 +90,7 @@ export class OutboxMetrics {
 
     // Each figure read from Postgres or Redis at most once every METRICS_READ_INTERVAL_MS, shared
     // by every scrape and by the gauges that show it; the Postgres ones through partial indexes
-    // (unpublished messages, open dead letters): constant cost whatever the tables hold (ADR 0076).
+    // (unpublished messages, open dead letters): constant cost whatever the tables hold (ADR 0078).
     const pending = registry.reading('outbox_pending', async () => {
       const [row] = await this.dataSource.query<Array<{ count: number; age: number | null }>>(
         `SELECT count(*)::int AS count, extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS age

@@ -27,7 +27,7 @@ export class CheckoutMetrics {
       registers,
     });
     // One reading for both gauges, over the open checkouts only, through the status index: it
-    // costs the same however many finished checkouts the table holds (ADR 0076).
+    // costs the same however many finished checkouts the table holds (ADR 0078).
     const open = registry.reading('checkouts', () =>
       this.dataSource.query<Array<{ mode: string; status: string; count: number; stuck: number }>>(
         `SELECT mode, status, count(*)::int AS count,

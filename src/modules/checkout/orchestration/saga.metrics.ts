@@ -8,7 +8,7 @@ const OPEN = ['RUNNING', 'COMPENSATING', 'INTERVENTION'] as const;
 
 /**
  * Open sagas by state, read through the status index: the figure costs the same however many
- * ended sagas the table holds (ADR 0076).
+ * ended sagas the table holds (ADR 0078).
  */
 @Injectable()
 export class SagaMetrics {
