@@ -10,7 +10,7 @@ import type { ProbeCounters } from './app-probe';
 import { DEFAULT_SHAPES, deploymentCeiling, describeCeilings, type PartCosts } from './deployment-ceiling';
 import { peerBenchmark } from './peer.bench';
 import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
-import { ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
 import { readRecording, replay, type ReplayResult } from './sql-replay';
 
@@ -46,7 +46,6 @@ const VACUUM_SECONDS = Number(process.env.BENCH_VACUUM_SECONDS ?? 10);
 const P99_LIMIT_MS = 1_000;
 /** More than this many seconds' worth of checkouts unfinished during a step: it cannot keep up. */
 const BACKLOG_SECONDS = 3;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 /** Settings for the experiments of whoever tunes the app: `BENCH_APP_ENV='A=1,B=2'`. */
 function appEnvOverrides(): Record<string, string> {
@@ -602,12 +601,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
   const env = {
     DATABASE_URL: BENCH_DATABASE_URL,
     REDIS_URL: redis.url,
-    LOG_LEVEL: 'warn',
-    ADMIN_TOKEN,
-    // A load generator is one client at one address: the per-client limits would refuse it.
-    RATE_LIMIT_SIGNUPS: '0',
-    RATE_LIMIT_CHECKOUTS: '0',
-    RATE_LIMIT_READS: '0',
+    ...PROBED_APP_ENV,
     ...(peer ? { PEER: peer } : {}),
     ...appEnvOverrides(),
   };

@@ -6,6 +6,22 @@ import { until } from './bench-env';
 
 const root = path.resolve(__dirname, '..');
 
+/** The operator token of every app a benchmark starts (published: a production process refuses it). */
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+/**
+ * What every app a benchmark starts runs with, besides its database and Redis: a quiet log, the
+ * operator token, and no rate limits (a load generator is one client at one address: the
+ * per-client limits would refuse it).
+ */
+export const PROBED_APP_ENV: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  ADMIN_TOKEN,
+  RATE_LIMIT_SIGNUPS: '0',
+  RATE_LIMIT_CHECKOUTS: '0',
+  RATE_LIMIT_READS: '0',
+};
+
 /**
  * The app as users run it, one operating-system process started from the sources, with
  * bench/app-probe.ts loaded before it: counters, SQL recording and CPU profiles on request, over

@@ -3,12 +3,11 @@ import { RedisServer } from '../test/support/redis-server';
 import { BENCH_DATABASE_URL, machine, recreateBenchDatabase, statsSettle, until } from './bench-env';
 import { CheckoutLoad, FINAL_STATUSES, parseMix } from './checkout-load';
 import { cpuTimes } from './machine-cpu';
-import { ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
 
 const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',').filter(Boolean);
 const BURST = Number(process.env.BENCH_BURST_CHECKOUTS ?? 200);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 const IDLE_MS = 3_000;
 
 interface BurstCost {
@@ -64,11 +63,7 @@ async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
     {
       DATABASE_URL: BENCH_DATABASE_URL,
       REDIS_URL: redis.url,
-      LOG_LEVEL: 'warn',
-      ADMIN_TOKEN,
-      RATE_LIMIT_SIGNUPS: '0',
-      RATE_LIMIT_CHECKOUTS: '0',
-      RATE_LIMIT_READS: '0',
+      ...PROBED_APP_ENV,
     },
     'src/main.ts',
   );

@@ -5,7 +5,7 @@ import { RedisServer } from '../test/support/redis-server';
 import type { RecordedQuery } from './app-probe';
 import { machine, recreateDatabase, until } from './bench-env';
 import { CheckoutLoad, FINAL_STATUSES, parseMix } from './checkout-load';
-import { ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
 import { readRecording, type Recording, replay } from './sql-replay';
 
@@ -52,7 +52,6 @@ const ALONE_SECONDS = Number(process.env.SQL_COSTS_ALONE_SECONDS ?? 8);
  */
 const GROW_SECONDS = Number(process.env.SQL_COSTS_GROW_SECONDS ?? 0);
 const SAMPLE_MS = 5;
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const CONTROL = /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
@@ -388,11 +387,7 @@ async function freshApp(mode: string, redis: RedisServer): Promise<ProbedApp> {
   return ProbedApp.start({
     DATABASE_URL,
     REDIS_URL: redis.url,
-    LOG_LEVEL: 'warn',
-    ADMIN_TOKEN,
-    RATE_LIMIT_SIGNUPS: '0',
-    RATE_LIMIT_CHECKOUTS: '0',
-    RATE_LIMIT_READS: '0',
+    ...PROBED_APP_ENV,
   });
 }
 
