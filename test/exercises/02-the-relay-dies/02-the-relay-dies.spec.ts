@@ -1,9 +1,10 @@
 import type { Type } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../../src/infra/faults/faults';
-import { jobIdOf, OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
+import { OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
 import { eventually } from '../../support/eventually';
+import { stillQueued } from '../../support/queued-deliveries';
 import { TestApp } from '../support/exercise-app';
 import { implementation, invariant, narrate } from '../support/track';
 import { Billing, EXTEND_MEMBERSHIP } from './exercise';
@@ -52,7 +53,7 @@ describe('Exercise 02: the relay dies between push and mark', () => {
         [messageIds, EXTEND_MEMBERSHIP],
       );
       expect(handled).toHaveLength(messageIds.length);
-      for (const id of messageIds) expect(await queue.getJob(jobIdOf(id, EXTEND_MEMBERSHIP))).toBeUndefined();
+      for (const id of messageIds) expect(await stillQueued(queue, id, EXTEND_MEMBERSHIP)).toBe(false);
     });
     narrate('the first copies were delivered; the relay runs again and finds them still unmarked');
     await relay();

@@ -2,9 +2,10 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../../src/infra/faults/faults';
 import { OutboxPublisher } from '../../../src/infra/outbox';
-import { jobIdOf, OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
+import { OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
 import { eventually } from '../../support/eventually';
+import { stillQueued } from '../../support/queued-deliveries';
 import { TestApp } from '../../support/test-app';
 import { TestDatabase } from '../../support/test-database';
 import { EXERCISE_ENV } from '../support/exercise-app';
@@ -41,7 +42,7 @@ describe('Exercise 04: per-consumer dedup', () => {
       async () => {
         for (const consumer of [AWARD_POINTS, SEND_RECEIPT]) {
           const queue = app.get(OutboxQueues).queue(consumer.split('.')[0]);
-          expect(await queue.getJob(jobIdOf(messageId, consumer))).toBeUndefined();
+          expect(await stillQueued(queue, messageId, consumer)).toBe(false);
         }
       },
       { what: `both consumers to be done with message ${messageId}` },
