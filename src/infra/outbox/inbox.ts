@@ -32,8 +32,12 @@ export interface InboxDelivery {
   alone?: boolean;
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
-  /** An injected `consumer:<name>:before-commit` crash fires on this attempt, once the handler returned. */
-  crashBeforeCommit?: boolean;
+  /**
+   * Asked once the handler returned, so that only a delivery the handler ran spends the rule:
+   * whether an injected `consumer:<name>:before-commit` crash fires now. A copy that the inbox
+   * finds already handled never asks.
+   */
+  crashBeforeCommit?: () => boolean;
   /**
    * Fault decisions taken while handling this delivery attempt, kept so that running it again
    * (alone, after its shared transaction failed) takes the same ones.
@@ -272,7 +276,7 @@ export class Inbox {
       const contract = subscription.contracts.find((candidate) => candidate.type === message.type)!;
       const parsed = parsePayload(contract, payload);
       await continueTrace(delivery.headers, () => subscription.handle(parsed, delivery));
-      if (item.crashBeforeCommit) crashNow(`consumer:${delivery.consumer}:before-commit`);
+      if (item.crashBeforeCommit?.()) crashNow(`consumer:${delivery.consumer}:before-commit`);
     });
   }
 }

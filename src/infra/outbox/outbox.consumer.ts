@@ -325,7 +325,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         subscription,
         alone,
         injectedFault: this.faults.take(`consumer:${named.consumer}`) === 'fail',
-        crashBeforeCommit: this.faults.take(`consumer:${named.consumer}:before-commit`) === 'crash',
+        crashBeforeCommit: () => this.faults.take(`consumer:${named.consumer}:before-commit`) === 'crash',
         faultDecisions,
         traceContext: trace.context,
         onRead: (read) => {
