@@ -115,10 +115,13 @@ describe('Publishing through the outbox', () => {
       return found!;
     });
     expect(line.correlationId).toBe(correlationId);
-    const [inbox] = await app.database.query<{ correlation_id: string }>(
-      `SELECT correlation_id FROM outbox.inbox WHERE consumer = 'audit.note-applied' AND correlation_id = $1`,
-      [correlationId],
-    );
-    expect(inbox).toBeDefined();
+    // The handler logs before its transaction commits the inbox row, so the row may come later.
+    await eventually(async () => {
+      const [inbox] = await app.database.query<{ correlation_id: string }>(
+        `SELECT correlation_id FROM outbox.inbox WHERE consumer = 'audit.note-applied' AND correlation_id = $1`,
+        [correlationId],
+      );
+      expect(inbox).toBeDefined();
+    });
   });
 });
