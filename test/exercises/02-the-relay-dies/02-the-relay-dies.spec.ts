@@ -5,6 +5,7 @@ import { OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
 import { eventually } from '../../support/eventually';
 import { stillQueued } from '../../support/queued-deliveries';
+import { TestDatabase } from '../../support/test-database';
 import { TestApp } from '../support/exercise-app';
 import { implementation, invariant, narrate } from '../support/track';
 import { Billing, EXTEND_MEMBERSHIP } from './exercise';
@@ -13,20 +14,36 @@ const { AnswerModule } = implementation<{ AnswerModule: Type }>(__dirname);
 
 /**
  * Exercise 02: the relay dies between push and mark (lesson 002, exercise 2). The club runs in
- * this process; its relay runs only when the story calls it, so that it dies exactly there.
+ * this process; its relay runs only when the story calls it, so that it dies exactly there. In the
+ * first story the relay dies with its process: the app is started again (new instances of every
+ * provider, the answer's included, on the same database and queues) before the relay runs again.
  *
  * The invariant: each payment adds its days once, however often the relay pushed it.
  */
 describe('Exercise 02: the relay dies between push and mark', () => {
+  let database: TestDatabase;
   let app: TestApp;
   const relay = () => app.get(OutboxRelay).relayBatch();
+  const start = async (queuePrefix?: string) => {
+    const started = await TestApp.start({
+      database,
+      queuePrefix,
+      imports: [AnswerModule],
+      env: { APP_ROLES: 'api,worker' },
+    });
+    await started.ready();
+    return started;
+  };
 
   beforeAll(async () => {
-    app = await TestApp.start({ imports: [AnswerModule], env: { APP_ROLES: 'api,worker' } });
-    await app.ready();
+    database = await TestDatabase.create();
+    app = await start();
   });
   afterEach(() => app.get(Faults).clear());
-  afterAll(() => app.stop());
+  afterAll(async () => {
+    await app?.stop();
+    await database?.drop();
+  });
 
   async function newMember(): Promise<string> {
     const memberId = randomUUID();
@@ -40,9 +57,10 @@ describe('Exercise 02: the relay dies between push and mark', () => {
 
   /**
    * The relay pushes the pending payments and dies before marking them pushed; once the first
-   * copies are handled (and their jobs gone from Redis), the next relay run pushes them again.
+   * copies are handled (and their jobs gone from Redis), the next relay run pushes them again:
+   * with `restart`, that of the app started again, as after a relay that died with its process.
    */
-  async function relayDiesBetweenPushAndMark(messageIds: string[]): Promise<void> {
+  async function relayDiesBetweenPushAndMark(messageIds: string[], { restart = false } = {}): Promise<void> {
     app.get(Faults).set([{ point: 'relay.after-push', action: 'fail', times: 1 }]);
     await expect(relay()).rejects.toThrow('Injected fault at relay.after-push');
     narrate(`injected: the relay pushed ${messageIds.length} message(s), then died before marking them pushed`);
@@ -55,8 +73,15 @@ describe('Exercise 02: the relay dies between push and mark', () => {
       expect(handled).toHaveLength(messageIds.length);
       for (const id of messageIds) expect(await stillQueued(queue, id, EXTEND_MEMBERSHIP)).toBe(false);
     });
-    narrate('the first copies were delivered; the relay runs again and finds them still unmarked');
+    narrate('the first copies were delivered');
+    if (restart) {
+      const { queuePrefix } = app;
+      await app.stop();
+      app = await start(queuePrefix);
+      narrate('the app is started again (the relay died with its process): what it kept in memory is gone');
+    }
     await relay();
+    narrate('the relay runs again and finds them still unmarked');
     await eventually(async () => {
       const duplicates = await app.database.query(
         `SELECT 1 FROM outbox.delivery_attempts WHERE message_id = ANY($1::uuid[]) AND consumer = $2 AND outcome = 'duplicate'`,
@@ -67,12 +92,12 @@ describe('Exercise 02: the relay dies between push and mark', () => {
     narrate(`the second copies were delivered too: ${messageIds.length} duplicate(s)`);
   }
 
-  it('when the relay dies between push and mark, then the payment adds its days once', async () => {
+  it('when the relay dies between push and mark with its process, then the payment adds its days once', async () => {
     const memberId = await newMember();
     const message = await app.get(Billing).confirm({ paymentId: randomUUID(), memberId, days: 30 });
     narrate('a member pays for 30 days');
 
-    await relayDiesBetweenPushAndMark([message]);
+    await relayDiesBetweenPushAndMark([message], { restart: true });
 
     const days = await paidDays(memberId);
     narrate(`the member has ${days} paid days`);
