@@ -9,15 +9,21 @@ export interface BrokenLink {
   problem: string;
 }
 
-/** README.md and every Markdown file under docs/: the pages people read, which must link truly. */
+/**
+ * README.md, every Markdown file under docs/, and the course's pages (test/exercises/**.md: its
+ * README, each exercise's story and hints): the pages people read, which must link truly.
+ */
 export function documentationFiles(root: string): string[] {
-  const docs = path.join(root, 'docs');
-  const pages = existsSync(docs)
-    ? readdirSync(docs, { recursive: true, encoding: 'utf8' })
-        .filter((file) => file.endsWith('.md'))
-        .map((file) => path.join('docs', file))
-    : [];
-  return ['README.md', ...pages.sort()].filter((file) => existsSync(path.join(root, file)));
+  const under = (dir: string) =>
+    existsSync(path.join(root, dir))
+      ? readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
+          .filter((file) => file.endsWith('.md'))
+          .map((file) => path.join(dir, file))
+          .sort()
+      : [];
+  return ['README.md', ...under('docs'), ...under(path.join('test', 'exercises'))].filter((file) =>
+    existsSync(path.join(root, file)),
+  );
 }
 
 /**
