@@ -21,7 +21,12 @@ import { phase, track } from './progress';
  * `npm run compare`: the same scenarios through both coordination styles, in one run, on one
  * app: every business outcome (many of each, at once) and every injected step fault (one at a
  * time). Prints, per mode, the outcomes, how long checkouts took, how many messages and Postgres
- * transactions a checkout costs, and whether the invariants hold; writes the figures as JSON.
+ * transactions a checkout costs, and whether the invariants hold; writes the figures as JSON, the
+ * printed table with them (exercise 14 checks the figures a learner quotes against it).
+ *
+ * Shorter runs: COMPARE_REPEAT (each business scenario's count), COMPARE_FAULTS (the names of the
+ * fault scenarios to run, comma-separated; all by default); COMPARE_OUTPUT names the JSON file
+ * (by default a new bench/results/compare-<time>.json, the newest of which the console draws).
  */
 
 const MODES = ['choreography', 'orchestration'] as const;
@@ -30,6 +35,10 @@ const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
 const REPEAT = Number(process.env.COMPARE_REPEAT ?? 20);
 /** Business checkouts in flight at once: a steady load, not a stampede. */
 const IN_FLIGHT = Number(process.env.COMPARE_IN_FLIGHT ?? 8);
+/** The fault scenarios to run, by name (`content.grant-access timeout-after`, `void fails once`); all when unset or empty. */
+const ONLY_FAULTS = process.env.COMPARE_FAULTS?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 
 /** The settings both modes run with; the short timeouts keep the fault scenarios quick. */
 const SETTINGS = {
@@ -80,7 +89,7 @@ const STEPS = [
   'notifications.send-welcome-email',
 ];
 
-const FAULTS: Scenario[] = [
+const ALL_FAULTS: Scenario[] = [
   ...STEPS.flatMap((step) =>
     (['fail', 'timeout-before', 'timeout-after'] as const).map((action) => ({
       name: `${step} ${action}`,
@@ -99,6 +108,14 @@ const FAULTS: Scenario[] = [
     faults: [{ point: 'compensation:content.revoke-access', action: 'fail', times: 1 }],
   },
 ];
+
+const unknownFaults = ONLY_FAULTS?.filter((name) => !ALL_FAULTS.some((scenario) => scenario.name === name)) ?? [];
+if (unknownFaults.length > 0) {
+  throw new Error(
+    `COMPARE_FAULTS names no such fault scenario: ${unknownFaults.join(', ')} (there are: ${ALL_FAULTS.map((s) => s.name).join(', ')})`,
+  );
+}
+const FAULTS = ONLY_FAULTS?.length ? ALL_FAULTS.filter((scenario) => ONLY_FAULTS.includes(scenario.name)) : ALL_FAULTS;
 
 interface Outcome {
   id: string;
@@ -245,10 +262,18 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   };
 }
 
-function print(reports: Record<Mode, ModeReport>): void {
-  const rows: string[][] = [['', ...MODES]];
-  const add = (label: string, value: (r: ModeReport) => string) =>
-    rows.push([label, ...MODES.map((m) => value(reports[m]))]);
+/** One row of the printed table: the figure's name, and what each mode printed for it. */
+interface TableRow {
+  figure: string;
+  choreography: string;
+  orchestration: string;
+}
+
+/** The table `npm run compare` prints, row by row, as text: what a reader quotes from it. */
+function tableOf(reports: Record<Mode, ModeReport>): TableRow[] {
+  const rows: TableRow[] = [];
+  const add = (figure: string, value: (r: ModeReport) => string) =>
+    rows.push({ figure, choreography: value(reports.choreography), orchestration: value(reports.orchestration) });
   const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   // The business checkouts and the fault scenarios apart: docs/performance.md's table counts them so.
   const tally = (counts: Record<string, number>) =>
@@ -269,11 +294,17 @@ function print(reports: Record<Mode, ModeReport>): void {
   add('invariants', (r) =>
     r.invariants.violations === 0 ? `hold (${r.invariants.checked} checked)` : `${r.invariants.violations} violated`,
   );
-  rows.push(['', '', '']);
-  rows.push(['scenario: outcome (p50)', '', '']);
   for (const name of Object.keys(reports.choreography.scenarios)) {
     add(name, (r) => `${r.scenarios[name]?.status} (${fixed(r.scenarios[name]?.durationMs)} ms)`);
   }
+  return rows;
+}
+
+function print(table: TableRow[]): void {
+  const cells = table.map((row) => [row.figure, row.choreography, row.orchestration]);
+  const scenarios = cells.findIndex(([figure]) => figure === BUSINESS[0].name);
+  const rows = [['', ...MODES], ...cells.slice(0, scenarios), ['', '', ''], ['scenario: outcome (p50)', '', '']];
+  rows.push(...cells.slice(scenarios));
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(`\ncompare: the same scenarios in both modes, ${new Date().toISOString()}\n`);
   for (const row of rows)
@@ -301,13 +332,15 @@ async function main(): Promise<void> {
     const reports = {} as Record<Mode, ModeReport>;
     for (const mode of MODES) reports[mode] = await runMode(app, buyers, mode);
     phase('compare: done');
-    print(reports);
-    const dir = path.join(__dirname, 'results');
-    mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const table = tableOf(reports);
+    print(table);
+    const file =
+      process.env.COMPARE_OUTPUT ??
+      path.join(__dirname, 'results', `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(
       file,
-      JSON.stringify({ measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports }, null, 2),
+      JSON.stringify({ measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports, table }, null, 2),
     );
     console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
   } finally {
