@@ -15,7 +15,7 @@ const BIN = `/usr/lib/postgresql/${
     .sort((a, b) => Number(a) - Number(b))
     .pop() ?? '15'
 }/bin`;
-const HOST = '127.0.0.1';
+export const HOST = '127.0.0.1';
 /** The standby's name in the primary's synchronous_standby_names (set through its primary_conninfo). */
 export const STANDBY_NAME = 'checkout_standby';
 
@@ -218,7 +218,7 @@ export class PostgresPair {
 }
 
 /** Appends settings to a server's postgresql.conf, with its own port and socket directory. */
-function settings(server: PostgresServer, dir: string, values: Record<string, string>): void {
+export function settings(server: PostgresServer, dir: string, values: Record<string, string>): void {
   const all = {
     port: String(server.port),
     listen_addresses: `'${HOST}'`,
@@ -235,7 +235,7 @@ function settings(server: PostgresServer, dir: string, values: Record<string, st
   );
 }
 
-async function asPostgres(binary: string, args: string[]): Promise<void> {
+export async function asPostgres(binary: string, args: string[]): Promise<void> {
   try {
     await run('runuser', ['-u', 'postgres', '--', join(BIN, binary), ...args], { timeout: 120_000 });
   } catch (error) {
@@ -244,7 +244,7 @@ async function asPostgres(binary: string, args: string[]): Promise<void> {
   }
 }
 
-async function postgresUser(): Promise<{ uid: number; gid: number }> {
+export async function postgresUser(): Promise<{ uid: number; gid: number }> {
   const [{ stdout: uid }, { stdout: gid }] = await Promise.all([
     run('id', ['-u', 'postgres']),
     run('id', ['-g', 'postgres']),
@@ -253,7 +253,7 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
 }
 
 /** The processes whose parent is `pid` (a postmaster's backends and helpers). */
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .filter((entry) => {
@@ -268,7 +268,7 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     // A zombie (killed, not yet reaped) is gone for every purpose here.
@@ -279,7 +279,7 @@ function alive(pid: number): boolean {
   }
 }
 
-function kill(pid: number, signal: NodeJS.Signals): void {
+export function kill(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
   } catch {

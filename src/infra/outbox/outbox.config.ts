@@ -1,8 +1,18 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { EnvBoolean, readEnv } from '../../config/env';
 
+/** How committed outbox rows reach the queues: a relay that polls the table, or one that reads the WAL (ADR 0079). */
+export const RELAYS = ['polling', 'logical'] as const;
+export type RelayKind = (typeof RELAYS)[number];
+
 class OutboxEnv {
+  /** polling (claims unpublished rows) or logical (reads the inserts from a logical replication slot). */
+  @IsIn(RELAYS, { message: `must be one of ${RELAYS.join(', ')}` }) OUTBOX_RELAY: RelayKind = 'polling';
+  /** The logical relay's replication slot; unset: outbox_relay_ and the database's name. */
+  @IsOptional()
+  @Matches(/^[a-z0-9_]{1,63}$/, { message: 'must be 1 to 63 lower-case letters, digits or underscores' })
+  OUTBOX_SLOT_NAME?: string = undefined;
   /** How often the relay looks for unpublished rows when no notification woke it. */
   @IsInt() @Min(10) @Max(60_000) OUTBOX_RELAY_INTERVAL_MS: number = 1_000;
   @IsInt() @Min(1) @Max(10_000) OUTBOX_RELAY_BATCH_SIZE: number = 500;
@@ -38,6 +48,8 @@ class OutboxEnv {
 export const outboxConfig = registerAs('outbox', () => {
   const env = readEnv(OutboxEnv);
   return {
+    relay: env.OUTBOX_RELAY,
+    slotName: env.OUTBOX_SLOT_NAME,
     relayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
     relayBatchSize: env.OUTBOX_RELAY_BATCH_SIZE,
     notify: env.OUTBOX_NOTIFY,

@@ -14,6 +14,7 @@ import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
 import { Housekeeping } from './housekeeping';
 import { Inbox } from './inbox';
+import { LogicalRelay } from './logical-relay';
 import { outboxConfig } from './outbox.config';
 import { OutboxConsumer } from './outbox.consumer';
 import { OutboxMetrics } from './outbox.metrics';
@@ -55,6 +56,7 @@ import { TransportHistory } from './transport-history';
     OutboxQueues,
     OutboxMetrics,
     OutboxRelay,
+    LogicalRelay,
     RelaySignal,
     OutboxConsumer,
     Inbox,

@@ -35,10 +35,15 @@ export const OUTBOX_CHANNEL = 'outbox_messages';
  * newer version, starting at this moment, is registering). Woken after each commit that wrote to
  * the outbox (in this process directly, from others by NOTIFY), and by a timer in case a signal
  * is missed.
+ *
+ * With OUTBOX_RELAY=logical it does not poll: the logical relay reads the inserts from the WAL and
+ * hands the rows to `pushRows` (the same routing and jobs), and uses `relayBatch` once, when it
+ * becomes the reader, for rows written before its slot existed (ADR 0079).
  */
 @Injectable()
 export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly task: PeriodicTask;
+  /** Only with OUTBOX_RELAY=polling. */
+  private readonly task?: PeriodicTask;
   private listener?: PgListener;
 
   constructor(
@@ -54,9 +59,11 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {
     // A batch that fails stays unpublished; the task tries again at its next tick.
-    this.task = tasks.register('outbox-relay', 'relay', config.relayIntervalMs, () => this.drain(), {
-      runAtStart: true,
-    });
+    if (config.relay === 'polling') {
+      this.task = tasks.register('outbox-relay', 'relay', config.relayIntervalMs, () => this.drain(), {
+        runAtStart: true,
+      });
+    }
   }
 
   onModuleInit(): void {
@@ -74,9 +81,9 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** Other processes' commits reach this relay by NOTIFY. */
   onApplicationBootstrap(): void {
-    if (!this.roles.has('relay')) return;
+    if (!this.roles.has('relay') || !this.task) return;
     void this.connector.ready.then(() => {
-      if (this.task.isStopped) return;
+      if (this.task?.isStopped) return;
       this.listener = new PgListener(this.database.directUrl, OUTBOX_CHANNEL, () => this.wake());
       this.listener.start();
     });
@@ -88,16 +95,17 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
 
   /** Whether this process relays (APP_ROLES has `relay`) and has started to. */
   get active(): boolean {
-    return this.task.isActive;
+    return this.task?.isActive ?? false;
   }
 
   /** Relays everything pending now; a wake-up during a drain makes it go round once more. */
   wake(): void {
-    this.task.wake();
+    this.task?.wake();
   }
 
-  private async drain(): Promise<void> {
-    while (!this.task.isStopped && (await this.relayBatch()) === this.config.relayBatchSize);
+  /** Relays every unpublished row, batch after batch, until none is left or `stopped` says so. */
+  async drain(stopped = () => this.task?.isStopped ?? false): Promise<void> {
+    while (!stopped() && (await this.relayBatch()) === this.config.relayBatchSize);
   }
 
   /**
@@ -124,26 +132,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         );
         if (rows.length === 0) return 0;
 
-        const routes = await this.catalog.recentRoutes();
-        const messages = rows.map(toMessage);
-        const tracing = traceRelayBatch(messages);
-        const deliveries = messages.flatMap((message): DeliveryToPush[] => {
-          const subscriptions = routesOf(routes, message.type, message.headers);
-          if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
-          return subscriptions.map(({ queue, consumer }) => ({
-            queue,
-            type: message.type,
-            delivery: withTrace({ id: message.id, consumer }, tracing.send(message, queue, consumer)),
-          }));
-        });
-        // One job per queue (per OUTBOX_CONSUMER_BATCH_SIZE deliveries): its deliveries share a group commit.
-        const jobs = jobsFor(deliveries, this.config.consumerBatchSize);
-        const duplicate = this.faults.take('relay.push') === 'duplicate';
-        const copies = duplicate ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-        await tracing.push(() => this.queues.push([...jobs, ...copies]));
-        for (const { queue } of duplicate ? [...deliveries, ...deliveries] : deliveries) {
-          this.metrics.relayed.inc({ queue });
-        }
+        await this.pushRows(rows);
 
         // Marked already, in this transaction: failing here rolls the mark back.
         this.faults.failIfInjected('relay.after-push');
@@ -153,5 +142,33 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
         throw error;
       });
+  }
+
+  /**
+   * Routes these rows by the consumer catalog and pushes their jobs: one job per queue (per
+   * OUTBOX_CONSUMER_BATCH_SIZE deliveries), whose deliveries share a group commit. Both relays push
+   * through here.
+   */
+  async pushRows(rows: MessageRow[]): Promise<void> {
+    const routes = await this.catalog.recentRoutes();
+    const messages = rows.map(toMessage);
+    const tracing = traceRelayBatch(messages);
+    const deliveries = messages.flatMap((message): DeliveryToPush[] => {
+      const subscriptions = routesOf(routes, message.type, message.headers);
+      if (subscriptions.length === 0) this.metrics.unrouted.inc({ type: message.type });
+      return subscriptions.map(({ queue, consumer }) => ({
+        queue,
+        type: message.type,
+        delivery: withTrace({ id: message.id, consumer }, tracing.send(message, queue, consumer)),
+      }));
+    });
+    // One job per queue (per OUTBOX_CONSUMER_BATCH_SIZE deliveries): its deliveries share a group commit.
+    const jobs = jobsFor(deliveries, this.config.consumerBatchSize);
+    const duplicate = this.faults.take('relay.push') === 'duplicate';
+    const copies = duplicate ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
+    await tracing.push(() => this.queues.push([...jobs, ...copies]));
+    for (const { queue } of duplicate ? [...deliveries, ...deliveries] : deliveries) {
+      this.metrics.relayed.inc({ queue });
+    }
   }
 }

@@ -49,7 +49,8 @@ export class RelaySignal implements EntitySubscriberInterface, OnApplicationBoot
     if (!data.outboxWritten || queryRunner.isTransactionActive) return;
     data.outboxWritten = false;
     if (this.relay.active) this.relay.wake();
-    else if (this.config.notify) this.notify();
+    // The logical relay needs no signal: the commit reaches it through the WAL.
+    else if (this.config.notify && this.config.relay === 'polling') this.notify();
   }
 
   private notify(): void {

@@ -1,0 +1,328 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { writeSync } from 'node:fs';
+import { Client } from 'pg';
+import { LogicalReplicationService, type Pgoutput, PgoutputPlugin } from 'pg-logical-replication';
+import { DataSource } from 'typeorm';
+import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
+import { DatabaseConnector } from '../database/database.connector';
+import { isTimeout } from '../database/timeouts';
+import { describeError } from '../errors';
+import { Faults } from '../faults/faults';
+import { AppRoles } from '../roles/app-roles';
+import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { OutboxMetrics } from './outbox.metrics';
+import { OutboxRelay } from './outbox.relay';
+import { logicalRelayProblems, lsnBefore, lsnValue, PUBLICATION, slotNameFor } from './replication-slot';
+
+/** A transaction read from the slot: the outbox rows it inserted, and where its commit ends. */
+interface SlotTransaction {
+  ids: string[];
+  endLsn: string;
+}
+
+/** How long a replica waits between two tries at the reader's lock, or after losing the stream. */
+const RETRY_MS = 1_000;
+
+/**
+ * The relay of OUTBOX_RELAY=logical (ADR 0079): it reads the inserts into outbox.messages from a
+ * logical replication slot (pgoutput, a publication of the table's id column), marks those rows
+ * published and pushes them with the polling relay's routing and jobs, in one transaction, and
+ * only then confirms the slot's position. A process that dies before the confirmation is sent the
+ * same transactions again by the slot: pushed again under the same job ids, absorbed by the inbox.
+ *
+ * One reader at a time: the replicas that relay try a session advisory lock, on a connection to
+ * Postgres itself (DATABASE_DIRECT_URL), once a second; the holder reads, and when it dies its
+ * session ends, the lock is free, and the next try of another replica takes over. The publication
+ * and the slot are made by the first reader if missing; rows written before the slot existed (or
+ * left unpublished by a polling relay before the switch) are relayed once, by the polling relay's
+ * claim, when a reader starts. The sweep, the redrive and housekeeping work as with polling: the
+ * rows are marked published.
+ */
+@Injectable()
+export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('LogicalRelay');
+  readonly slot: string;
+  private readonly lockKey: string;
+  private stopped = false;
+  private running?: Promise<void>;
+  private lock?: Client;
+  private wakeFromPause?: () => void;
+  private stopStream?: () => void;
+  /** Whether this process holds the reader's lock and reads the slot now. */
+  reading = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly connector: DatabaseConnector,
+    private readonly relay: OutboxRelay,
+    private readonly metrics: OutboxMetrics,
+    private readonly faults: Faults,
+    private readonly roles: AppRoles,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+    @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
+  ) {
+    this.slot = slotNameFor(config.slotName, database.directUrl);
+    this.lockKey = `outbox-relay:${this.slot}`;
+  }
+
+  onModuleInit(): void {
+    if (this.config.relay !== 'logical') return;
+    this.faults.declare({
+      point: 'relay.before-confirm',
+      actions: ['fail', 'crash'],
+      description:
+        'the logical relay fails (or its process dies) after pushing a batch and marking it published, before confirming its position to the slot',
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.relay !== 'logical' || !this.roles.has('relay')) return;
+    void this.connector.ready.then(() => {
+      if (!this.stopped) this.running = this.run();
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wakeFromPause?.();
+    this.stopStream?.();
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    let checked = false;
+    let failing = false;
+    while (!this.stopped) {
+      try {
+        if (!checked) {
+          const problems = await logicalRelayProblems(this.dataSource);
+          if (problems.length > 0) {
+            refuseToRun(
+              `OUTBOX_RELAY=logical needs ${problems.join(', ')}: not starting (or set OUTBOX_RELAY=polling)`,
+            );
+          }
+          checked = true;
+        }
+        await this.readWhileHoldingTheLock();
+        failing = false;
+      } catch (error) {
+        if (!failing) this.logger.warn(`Logical relay: ${describeError(error)}; trying again every ${RETRY_MS} ms`);
+        failing = true;
+        await this.dropLock();
+      }
+      if (!this.stopped) await this.pause(RETRY_MS);
+    }
+    await this.dropLock();
+  }
+
+  /** Takes the reader's lock if it is free, and reads the slot for as long as it is held. */
+  private async readWhileHoldingTheLock(): Promise<void> {
+    const lock = await this.lockConnection();
+    const {
+      rows: [{ locked }],
+    } = await lock.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS locked`, [this.lockKey]);
+    if (!locked || this.stopped) return;
+    const lost = new Promise<string>((resolve) => {
+      lock.once('end', () => resolve('the lock connection ended'));
+      lock.once('error', (error) => resolve(`the lock connection failed (${describeError(error)})`));
+    });
+    try {
+      const confirmed = await this.prepare(lock);
+      this.reading = true;
+      this.logger.log(`Reading the outbox's inserts from slot ${this.slot} (this process holds the reader's lock)`);
+      // Rows the slot cannot have: written before it existed, or left by a polling relay.
+      await this.relay.drain(() => this.stopped);
+      const reason = await this.stream(confirmed, lost);
+      if (!this.stopped) this.logger.warn(`Stopped reading slot ${this.slot}: ${reason}`);
+    } finally {
+      this.reading = false;
+      // Let the next try, here or elsewhere, start from a fresh session.
+      await this.dropLock();
+    }
+  }
+
+  /** Makes the publication and the slot if missing; returns the slot's confirmed position. */
+  private async prepare(lock: Client): Promise<string> {
+    const { rowCount } = await lock.query(`SELECT 1 FROM pg_publication WHERE pubname = $1`, [PUBLICATION]);
+    if (rowCount === 0) {
+      await lock.query(`CREATE PUBLICATION ${PUBLICATION} FOR TABLE outbox.messages (id) WITH (publish = 'insert')`);
+      this.logger.log(`Created publication ${PUBLICATION} (inserts into outbox.messages)`);
+    }
+    const existing = await lock.query<{ confirmed: string }>(
+      `SELECT confirmed_flush_lsn::text AS confirmed FROM pg_replication_slots WHERE slot_name = $1`,
+      [this.slot],
+    );
+    if (existing.rows[0]) return existing.rows[0].confirmed;
+    const {
+      rows: [{ lsn }],
+    } = await lock.query<{ lsn: string }>(
+      `SELECT lsn::text AS lsn FROM pg_create_logical_replication_slot($1, 'pgoutput')`,
+      [this.slot],
+    );
+    this.logger.log(`Created logical replication slot ${this.slot} at ${lsn}`);
+    return lsn;
+  }
+
+  /**
+   * Reads the slot until the stream ends, fails or the lock is lost; returns why it stopped. The
+   * position confirmed is a commit's end once its rows are pushed and marked, or, when nothing is
+   * received and unhandled, the server's WAL end from its keepalive (so that WAL written to other
+   * tables is not kept for this slot).
+   */
+  private async stream(startedAt: string, lost: Promise<string>): Promise<string> {
+    const service = new LogicalReplicationService(
+      { connectionString: this.database.directUrl, application_name: `outbox-relay:${this.slot}` },
+      // Never confirmed by the library (its timer would confirm what was received, not pushed).
+      { acknowledge: { auto: false, timeoutSeconds: 0 } },
+    );
+    let confirmed = startedAt;
+    let open: string[] | undefined;
+    const received: SlotTransaction[] = [];
+    let handling: Promise<void> | undefined;
+    let fail!: (reason: string) => void;
+    const failed = new Promise<string>((resolve) => (fail = resolve));
+    const stopping = new Promise<string>((resolve) => (this.stopStream = () => resolve('stopping')));
+
+    // The library sends the position after the one it is given: each is passed one byte early.
+    const confirm = (lsn: string, ping = false) => {
+      if (lsnValue(lsn) > lsnValue(confirmed)) confirmed = lsn;
+      void service.acknowledge(lsnBefore(confirmed), ping);
+    };
+    const idle = () => open === undefined && received.length === 0 && handling === undefined;
+    const handle = async () => {
+      try {
+        while (received.length > 0 && !this.stopped) {
+          const taken = [received.shift()!];
+          let count = taken[0].ids.length;
+          while (received.length > 0 && count + received[0].ids.length <= this.config.relayBatchSize) {
+            count += received[0].ids.length;
+            taken.push(received.shift()!);
+          }
+          const ids = taken.flatMap((transaction) => transaction.ids);
+          for (let start = 0; start < ids.length; start += this.config.relayBatchSize) {
+            await this.publish(ids.slice(start, start + this.config.relayBatchSize));
+          }
+          this.faults.failIfInjected('relay.before-confirm');
+          confirm(taken[taken.length - 1].endLsn);
+        }
+      } catch (error) {
+        // Unconfirmed: the slot sends it again once the stream is opened again.
+        fail(`relaying failed (${describeError(error)})`);
+      }
+    };
+
+    service.on('data', (_lsn: string, message: Pgoutput.Message) => {
+      if (message.tag === 'begin') open = [];
+      else if (message.tag === 'insert') open?.push(String(message.new.id));
+      else if (message.tag === 'commit' && open !== undefined) {
+        if (open.length > 0) received.push({ ids: open, endLsn: message.commitEndLsn ?? message.commitLsn! });
+        else if (received.length === 0 && !handling && message.commitEndLsn) confirm(message.commitEndLsn);
+        open = undefined;
+        if (!handling && received.length > 0) handling = handle().finally(() => (handling = undefined));
+      }
+    });
+    service.on('heartbeat', (lsn: string, _at: number, shouldRespond: boolean) => {
+      if (idle()) confirm(lsn);
+      else if (shouldRespond) confirm(confirmed);
+    });
+    service.on('error', (error: Error) => fail(describeError(error)));
+    // Asks the server for a keepalive, whose WAL end is confirmed when nothing is in hand.
+    const ping = setInterval(() => idle() && confirm(confirmed, true), this.config.relayIntervalMs);
+    const ended = service
+      .subscribe(new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] }), this.slot)
+      .then(
+        () => 'the replication stream ended',
+        (error: unknown) => `the replication stream failed (${describeError(error)})`,
+      );
+    try {
+      return await Promise.race([failed, ended, lost, stopping]);
+    } finally {
+      clearInterval(ping);
+      this.stopStream = undefined;
+      await service.stop().catch(() => undefined);
+      await handling;
+    }
+  }
+
+  /**
+   * Marks these rows published and pushes them, in one transaction: a push that fails, or a
+   * process that dies, before the commit leaves them as they were (and unconfirmed). A row marked
+   * already (sent before a crash, or by the start's claim) is pushed again: the same job ids.
+   */
+  private publish(ids: string[]): Promise<void> {
+    return this.dataSource
+      .transaction(async (tx) => {
+        const rows = await tx.query<MessageRow[]>(
+          `WITH marked AS (
+             UPDATE outbox.messages SET published_at = coalesce(published_at, clock_timestamp())
+              WHERE id = ANY($1::uuid[])
+             RETURNING ${MESSAGE_COLUMNS})
+           SELECT * FROM marked`,
+          [ids],
+        );
+        // In the slot's order: commit order, and within a transaction, insert order.
+        const order = new Map(ids.map((id, index) => [id, index]));
+        rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+        // A row that is gone was purged by housekeeping: delivered long ago.
+        if (rows.length > 0) await this.relay.pushRows(rows);
+        this.faults.failIfInjected('relay.after-push');
+        return rows.length;
+      })
+      .then((count) => this.metrics.slotRelayed.inc(count))
+      .catch((error: unknown) => {
+        if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'relay' });
+        throw error;
+      });
+  }
+
+  private async lockConnection(): Promise<Client> {
+    if (this.lock) return this.lock;
+    const lock = new Client({
+      connectionString: this.database.directUrl,
+      application_name: `outbox-relay-lock:${this.slot}`,
+    });
+    lock.on('error', () => undefined);
+    this.lock = lock;
+    try {
+      await lock.connect();
+    } catch (error) {
+      this.lock = undefined;
+      throw error;
+    }
+    return lock;
+  }
+
+  /** Ends the lock's session, which lets the lock go if this process held it. */
+  private async dropLock(): Promise<void> {
+    const lock = this.lock;
+    this.lock = undefined;
+    await lock?.end().catch(() => undefined);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wakeFromPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+/**
+ * The app refuses to run a relay that cannot work: one line, straight to stderr (the log is
+ * written asynchronously and would be lost), and the process ends with status 1.
+ */
+function refuseToRun(line: string): never {
+  writeSync(2, `${line}\n`);
+  process.exit(1);
+}
