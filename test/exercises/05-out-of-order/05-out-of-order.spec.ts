@@ -29,8 +29,9 @@ class ProjectionModule {}
  * Exercise 05: out of order. Events about one subscription are published in order; one of them
  * is held back for real: its consumer fails once (an injected consumer fault) and BullMQ
  * schedules the retry a minute later, while the next event is delivered and applied. Then the
- * spec lets the minute pass (it promotes the delayed retry) and the old event arrives last.
- * Whatever the order of delivery, the projection must end as the newest event says.
+ * spec lets the minute pass (it promotes the delayed retry) and the old event arrives last; in
+ * the first story, a deploy restarts the app within that minute. Whatever the order of delivery,
+ * the projection must end as the newest event says.
  */
 describe('Exercise 05: out of order', () => {
   let database: TestDatabase;
@@ -81,16 +82,23 @@ describe('Exercise 05: out of order', () => {
     }
   }
 
-  beforeAll(async () => {
-    database = await TestDatabase.create();
-    await database.query(schema);
-    app = await TestApp.start({
+  /** The app with the answer's projection, on the exercise's database (and queues, when given). */
+  const start = async (queuePrefix?: string) => {
+    const started = await TestApp.start({
       database,
+      queuePrefix,
       imports: [ProjectionModule],
       // A failed delivery is retried after a minute: long enough that the next event overtakes it.
       env: { ...EXERCISE_ENV, OUTBOX_BACKOFF_MS: '60000' },
     });
-    await app.ready();
+    await started.ready();
+    return started;
+  };
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+    await database.query(schema);
+    app = await start();
   });
   afterEach(() => app.get(Faults).clear());
   afterAll(async () => {
@@ -114,6 +122,13 @@ describe('Exercise 05: out of order', () => {
     const v3 = await publish(SubscriptionActivated, subscriptionId, 3);
     await settled(v3, ON_ACTIVATED);
     narrate('v3 SubscriptionActivated (the subscriber came back): delivered and applied before v2');
+
+    const { queuePrefix } = app;
+    await app.stop();
+    app = await start(queuePrefix);
+    narrate(
+      'a deploy restarts the app within the minute: what it kept in memory is gone, the database and queues are not',
+    );
 
     await retryNow(v2, ON_CANCELLED);
     await settled(v2, ON_CANCELLED);
