@@ -31,9 +31,10 @@ async function settles(check: () => Promise<boolean>, timeoutMs: number): Promis
 }
 
 /**
- * Exercise 07: Redis forgets. The relay pushes every order to Redis; Redis (a server of this
- * test's own) is flushed before the warehouse takes a single one, as a restart without
- * persistence would leave it. Every order must still be shipped, exactly once.
+ * Exercise 07: Redis forgets. The relay pushes every order to Redis; the shop's app restarts;
+ * Redis (a server of this test's own) is flushed before the warehouse takes a single one, as a
+ * restart without persistence would leave it, and flushed again once the relay has pushed the
+ * orders again. Every order must still be shipped, exactly once.
  */
 describe('Exercise 07: Redis forgets', () => {
   let redis: RedisServer;
@@ -55,18 +56,24 @@ describe('Exercise 07: Redis forgets', () => {
     return new Map(rows.map((row) => [row.order_id, row.n]));
   };
 
-  beforeAll(async () => {
-    redis = await RedisServer.start();
-    database = await TestDatabase.create();
-    await database.query(schema);
-    queue = ordersQueue(redis.url, prefix);
-    app = await TestApp.start({
+  /** The shop's app, with your relay in it, on the test's database and Redis. */
+  const startShop = async () => {
+    const shop = await TestApp.start({
       database,
       imports: [RedisForgetsModule.with(answer.OrdersRelay, queue)],
       // Only the HTTP side of the app: the relay under test is yours, not the project's.
       env: { APP_ROLES: 'api' },
     });
-    await app.ready();
+    await shop.ready();
+    return shop;
+  };
+
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+    database = await TestDatabase.create();
+    await database.query(schema);
+    queue = ordersQueue(redis.url, prefix);
+    app = await startShop();
   });
   afterAll(async () => {
     await app?.stop(); // first: its timers stop pushing
@@ -89,10 +96,28 @@ describe('Exercise 07: Redis forgets', () => {
     }
     narrate(`the relay pushed them: Redis holds ${await jobsInRedis()} jobs; the warehouse is not open yet`);
 
+    await app?.stop();
+    app = undefined;
+    app = await startShop();
+    narrate(
+      "the shop's app restarts (a deploy): what its relay held in memory is gone, Postgres and Redis are as they were",
+    );
+
     await redis.flushAll();
     narrate(
       `FAULT: FLUSHALL on the test's Redis, as a restart without persistence leaves it: ${await jobsInRedis()} jobs left`,
     );
+
+    // A relay that pushes again what Redis lost is given the time to; then Redis forgets once more.
+    if (await settles(async () => (await jobsInRedis()) >= ORDERS, 5_000)) {
+      narrate(`the relay pushed the lost orders again: Redis holds ${await jobsInRedis()} jobs`);
+      await redis.flushAll();
+      narrate(
+        `FAULT: FLUSHALL again, Redis restarted once more before the warehouse opened: ${await jobsInRedis()} jobs left`,
+      );
+    } else {
+      narrate(`5 s after the flush Redis holds ${await jobsInRedis()} jobs: nothing pushed them again`);
+    }
 
     warehouse = startWarehouse(database.pool, redis.url, prefix);
     narrate('the warehouse opens and ships whatever the queue brings');
