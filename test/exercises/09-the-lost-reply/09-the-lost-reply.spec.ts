@@ -69,10 +69,10 @@ describe('Exercise 09: the lost reply', () => {
       );
       invariant('the checkout completes', status, 'COMPLETED');
 
-      // A second buyer checks out on the same process, nothing failing: a key that is the same for
-      // every checkout would answer them with the first buyer's hold, and hold nothing of theirs.
-      const second = await app.client.createUser();
-      const next = await app.client.start({ userId: second.id, mode: 'orchestration' });
+      // The same buyer checks out again, another plan, nothing failing: a key that is the same for
+      // every checkout, or for every checkout of a buyer, would answer it with the first checkout's
+      // hold, and hold nothing for this one.
+      const next = await app.client.start({ userId: buyer.id, planId: 'premium', mode: 'orchestration' });
       const { status: nextStatus } = await app.client.until(next, ['COMPLETED', 'FAILED', 'INTERVENTION']);
       await quiet(app);
       const [{ n: nextHolds }] = await app.database.query<{ n: number }>(
@@ -80,9 +80,11 @@ describe('Exercise 09: the lost reply', () => {
           WHERE operation = 'authorize' AND approved AND reference = $1`,
         [next],
       );
-      narrate(`a second buyer's checkout, nothing failing: ${nextStatus}, ${nextHolds} hold(s) approved for it`);
-      invariant("a second buyer's checkout gets a hold of its own on their card, one", nextHolds, 1);
-      invariant("the second buyer's checkout completes", nextStatus, 'COMPLETED');
+      narrate(
+        `the same buyer checks out again (premium), nothing failing: ${nextStatus}, ${nextHolds} hold(s) approved for it`,
+      );
+      invariant("the buyer's second checkout gets a hold of its own on their card, one", nextHolds, 1);
+      invariant("the buyer's second checkout completes", nextStatus, 'COMPLETED');
     },
     2 * BOOT_MS,
   );

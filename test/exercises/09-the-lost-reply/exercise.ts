@@ -6,6 +6,8 @@
 export interface GatewayCall {
   /** The checkout: the buyer's purchase, the same on every call about it. */
   checkoutId: string;
+  /** The buyer who checks out: the same on every call about their checkouts, this one and the next. */
+  userId: string;
   /** The step making the call. */
   step: 'billing.authorize-payment';
   /** Which send of the step this is: 1, then 2 when the orchestrator heard nothing and asked again. */

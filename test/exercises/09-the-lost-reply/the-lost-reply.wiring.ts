@@ -22,7 +22,12 @@ export class TheLostReplyWiring implements OnModuleInit {
     // The saga's command carries which send it is; the step's own interface does not name it.
     authorizePayment.execute = (command) => {
       const { attempt = 1 } = command as { attempt?: number };
-      const call = { checkoutId: command.checkoutId, step: 'billing.authorize-payment' as const, attempt };
+      const call = {
+        checkoutId: command.checkoutId,
+        userId: command.userId,
+        step: 'billing.authorize-payment' as const,
+        attempt,
+      };
       return execute({ ...command, idempotencyKey: answer.idempotencyKey(call) });
     };
   }
