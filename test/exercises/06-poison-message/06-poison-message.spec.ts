@@ -189,7 +189,17 @@ describe('Exercise 06: the poison message', () => {
     await settles(async () => (await deadLetters()).some((letter) => letter.messageId === poison.messageId), 5_000);
     const poisonLetter = (await deadLetters()).find((letter) => letter.messageId === poison.messageId);
     if (!poisonLetter) {
-      if ((await handledAsDone(poison)) && !(await invoicesOf([poison])).has(poison.orderId)) {
+      const [issued] = await database.query<{ tax_cents: number }>(
+        `SELECT tax_cents FROM ex06.invoices WHERE order_id = $1`,
+        [poison.orderId],
+      );
+      if (issued) {
+        throw new Error(
+          `the order from IS was invoiced with ${issued.tax_cents} cents of tax, though nobody knows the tax rate ` +
+            'of Iceland: an invoice with a made-up tax, and no dead letter for an operator to see',
+        );
+      }
+      if (await handledAsDone(poison)) {
         throw new Error(
           'the order from IS was recorded as handled, without an invoice and without a dead letter: it is lost, ' +
             'and after the fix there is nothing to redrive',
