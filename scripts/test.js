@@ -17,7 +17,7 @@ async function main() {
   if (args.length > 0) process.exit(jest(args));
   // The whole suite: first everything but the heaviest files, two at a time; then those alone, so
   // that the browser, the crash matrices (ours: four lanes of processes booting; the peers': two),
-  // chaos and the Redis failovers do not starve the timing of the others, nor the others theirs.
+  // chaos, the partitions over hosts and the Redis failovers do not starve the timing of the others, nor the others theirs.
   const rest = jest(['--testPathIgnorePatterns', ...ALONE]);
   const alone = jest([...ALONE, '--maxWorkers=1']);
   // Jest ran every exercise against its solution; a starter or a wrong answer that passes would
@@ -32,6 +32,7 @@ const ALONE = [
   '/test/checkout/crash\\.e2e-spec\\.ts$',
   '/test/checkout/peer-crash\\.e2e-spec\\.ts$',
   '/test/chaos\\.e2e-spec\\.ts$',
+  '/test/hosts/',
   '/test/topology/redis-failover\\.int-spec\\.ts$',
 ];
 

@@ -30,6 +30,8 @@ export class AppProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly port: number,
+    /** The address it is reached at: loopback, or its host's address in a test's rig of hosts. */
+    readonly host = '127.0.0.1',
   ) {
     const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     child.stdout?.on('data', collect);
@@ -37,9 +39,20 @@ export class AppProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static async start(env: Record<string, string>, command?: string[]): Promise<AppProcess> {
-    const port = env.PORT ? Number(env.PORT) : await freePort();
-    const [executable, ...args] = command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts'];
+  /**
+   * `on`: run it in a network namespace (a host of test/support/hosts.ts), reached at its address
+   * there; its PORT is then the host's own (every host has its ports to itself).
+   */
+  static async start(
+    env: Record<string, string>,
+    command?: string[],
+    on?: { netns: string; address: string },
+  ): Promise<AppProcess> {
+    const port = env.PORT ? Number(env.PORT) : on ? 3000 : await freePort();
+    const [executable, ...args] = [
+      ...(on ? ['ip', 'netns', 'exec', on.netns] : []),
+      ...(command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts']),
+    ];
     const child = spawn(executable, args, {
       cwd: root,
       env: {
@@ -52,13 +65,14 @@ export class AppProcess {
         PORT: String(port),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
-      detached: command !== undefined, // so that `npm start` and its node child are signalled together
+      // So that `npm start` and its node child are signalled together (`ip netns exec` becomes the node it runs).
+      detached: command !== undefined || on !== undefined,
     });
-    return new AppProcess(child, port);
+    return new AppProcess(child, port, on?.address);
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${this.host}:${this.port}`;
   }
 
   get pid(): number {

@@ -42,7 +42,8 @@ export interface ChaosOptions {
 export interface ChaosSummary {
   checkouts: number;
   byScenario: Record<string, number>;
-  faults: Record<ChaosFault, number>;
+  /** How many of each fault were injected. */
+  faults: Record<string, number>;
   /** Checkouts that ended in another status than their scenario's. */
   wrong: Array<{ id: string; mode: Mode; scenario: string; expected: string; status: string }>;
   /** Checkouts not terminal once everything settled (PENDING, or INTERVENTION). */
@@ -161,45 +162,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     return apps.length > 0 ? new ProcessClient(apps[Math.floor(Math.random() * apps.length)].url) : undefined;
   };
 
-  const checkouts: StartedCheckout[] = [];
-  const unanswered: CheckoutRequest[] = [];
+  const load = new CheckoutLoad(anyClient, options.checkoutsPerSecond);
   const faults: Record<ChaosFault, number> = { kill: 0, 'redis-flush': 0, 'redis-restart': 0, 'postgres-cut': 0 };
   const restarts: Array<Promise<void>> = [];
-  let sent = 0;
 
   try {
     await boot(0); // alone first: it migrates an empty database
     await Promise.all(Array.from({ length: options.processes - 1 }, (_, i) => boot(i + 1)));
     log(`${options.processes} processes up after ${Math.round((Date.now() - startedAt) / 1000)} s`);
 
-    const send = async (request: CheckoutRequest) => {
-      const client = anyClient();
-      try {
-        if (!client) throw new Error('no process up');
-        checkouts.push(await startCheckout(client, request));
-      } catch {
-        unanswered.push(request); // the same key again later, to another process
-      }
-    };
-    const load = async (until: number) => {
-      const interval = 1_000 / options.checkoutsPerSecond;
-      const inFlightRequests: Array<Promise<void>> = [];
-      while (Date.now() < until) {
-        const scenario = SCENARIOS[sent % SCENARIOS.length];
-        const mode = MODES[Math.floor(sent / SCENARIOS.length) % MODES.length];
-        sent += 1;
-        inFlightRequests.push(
-          (async () => {
-            const client = anyClient();
-            const request = client ? await prepareScenario(client, scenario, mode).catch(() => undefined) : undefined;
-            if (request) await send(request);
-          })(),
-        );
-        for (const request of unanswered.splice(0, 2)) inFlightRequests.push(send(request));
-        await pause(interval);
-      }
-      await Promise.all(inFlightRequests);
-    };
     const inject = async (until: number) => {
       let round = 0;
       while (Date.now() < until) {
@@ -226,50 +197,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
         }
       }
     };
-    const until = Date.now() + options.durationMs;
-    await Promise.all([load(until), inject(until)]);
+    load.start();
+    await inject(Date.now() + options.durationMs);
     await Promise.all(restarts);
+    await load.stop();
+    log(`faults stopped; ${load.checkouts.length} checkouts accepted; waiting for them to end`);
 
-    // Every request whose answer was lost is asked again until answered: the same key, the same checkout.
-    await eventually(
-      async () => {
-        for (const request of unanswered.splice(0)) await send(request);
-        return unanswered.length === 0;
-      },
-      { timeoutMs: 60_000, intervalMs: 500, what: 'every checkout request to be answered' },
-    );
-    log(`faults stopped; ${checkouts.length} checkouts accepted; waiting for them to end`);
-
-    const settleTimeoutMs = options.settleTimeoutMs ?? 90_000;
-    const ids = checkouts.map((c) => c.id);
-    await eventually(
-      async () => {
-        const { rows } = await pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = 'PENDING'`,
-          [ids],
-        );
-        if (rows[0].n > 0) throw new Error(`${rows[0].n} checkouts still PENDING`);
-      },
-      { timeoutMs: settleTimeoutMs, intervalMs: 500, what: 'every checkout to end' },
-    ).catch((error: unknown) => log(String(error)));
-    const system: QuietTarget = {
-      database: { query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[] },
-      queuePrefix,
-    };
-    let stillInFlight: string[] = [];
-    await quiet(system, { redisUrl: redis.url, stableForMs: 5_000, timeoutMs: 60_000 }).catch(async () => {
-      stillInFlight = await stillBusy(system, { redisUrl: redis.url });
-    });
-
-    if (options.plant) await plant(options.plant, checkouts, pool, smtp);
-    return await verify({
-      checkouts,
+    return await settleAndVerify({
+      checkouts: load.checkouts,
       pool,
       smtp,
       client: anyClient,
       faults,
-      inFlight: stillInFlight,
-      seconds: Math.round((Date.now() - startedAt) / 1_000),
+      resentAllowed: faults.kill,
+      redisUrl: redis.url,
+      queuePrefix,
+      settleTimeoutMs: options.settleTimeoutMs,
+      plant: options.plant,
+      startedAt,
+      log,
     });
   } finally {
     await Promise.allSettled(restarts);
@@ -281,10 +227,135 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   }
 }
 
-async function plant(kind: 'extra-email' | 'wrong-status', checkouts: StartedCheckout[], pool: Pool, smtp: SmtpSink) {
+/**
+ * Checkouts of every scenario in turn, in both modes, at a steady rate, through whichever process
+ * `client` gives (none up: the request waits). A request whose answer was lost (a process killed,
+ * a network cut) is sent again later with the same Idempotency-Key, to any process: the same
+ * checkout. `stop` ends the load once every request has been answered.
+ */
+export class CheckoutLoad {
+  readonly checkouts: StartedCheckout[] = [];
+  private readonly unanswered: CheckoutRequest[] = [];
+  private readonly requests: Array<Promise<void>> = [];
+  private sent = 0;
+  private stopped = false;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly client: () => ProcessClient | undefined,
+    private readonly perSecond: number,
+  ) {}
+
+  start(): void {
+    this.running = this.loop();
+  }
+
+  /** Stops starting checkouts, and resolves once every request sent was answered (a minute at most). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+    await Promise.all(this.requests);
+    await eventually(
+      async () => {
+        for (const request of this.unanswered.splice(0)) await this.send(request);
+        return this.unanswered.length === 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'every checkout request to be answered' },
+    );
+  }
+
+  private async loop(): Promise<void> {
+    const interval = 1_000 / this.perSecond;
+    while (!this.stopped) {
+      const scenario = SCENARIOS[this.sent % SCENARIOS.length];
+      const mode = MODES[Math.floor(this.sent / SCENARIOS.length) % MODES.length];
+      this.sent += 1;
+      this.requests.push(
+        (async () => {
+          const client = this.client();
+          const request = client ? await prepareScenario(client, scenario, mode).catch(() => undefined) : undefined;
+          if (request) await this.send(request);
+        })(),
+      );
+      for (const request of this.unanswered.splice(0, 2)) this.requests.push(this.send(request));
+      await pause(interval);
+    }
+  }
+
+  private async send(request: CheckoutRequest): Promise<void> {
+    const client = this.client();
+    try {
+      if (!client) throw new Error('no process up');
+      this.checkouts.push(await startCheckout(client, request));
+    } catch {
+      this.unanswered.push(request); // the same key again later, to another process
+    }
+  }
+}
+
+/**
+ * Once the faults stopped: waits for every checkout to end and for the system to be quiet, then
+ * checks each checkout's status, the invariant checker, and the emails the SMTP server received.
+ */
+export async function settleAndVerify(run: {
+  checkouts: StartedCheckout[];
+  /** The deployment's database, from the test. */
+  pool: Pool;
+  smtp: Pick<SmtpSink, 'received'>;
+  client: () => ProcessClient | undefined;
+  faults: Record<string, number>;
+  /** Second copies of an email that the faults may explain (one a kill). */
+  resentAllowed: number;
+  redisUrl: string;
+  queuePrefix: string;
+  settleTimeoutMs?: number;
+  plant?: ChaosOptions['plant'];
+  startedAt: number;
+  log: (line: string) => void;
+}): Promise<ChaosSummary> {
+  const { checkouts, pool } = run;
+  const ids = checkouts.map((c) => c.id);
+  await eventually(
+    async () => {
+      const { rows } = await pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = 'PENDING'`,
+        [ids],
+      );
+      if (rows[0].n > 0) throw new Error(`${rows[0].n} checkouts still PENDING`);
+    },
+    { timeoutMs: run.settleTimeoutMs ?? 90_000, intervalMs: 500, what: 'every checkout to end' },
+  ).catch((error: unknown) => run.log(String(error)));
+  const system: QuietTarget = {
+    database: { query: async <Row>(sql: string) => (await pool.query(sql)).rows as Row[] },
+    queuePrefix: run.queuePrefix,
+  };
+  let stillInFlight: string[] = [];
+  await quiet(system, { redisUrl: run.redisUrl, stableForMs: 5_000, timeoutMs: 60_000 }).catch(async () => {
+    stillInFlight = await stillBusy(system, { redisUrl: run.redisUrl });
+  });
+
+  if (run.plant) await plant(run.plant, checkouts, pool, run.smtp);
+  return verify({
+    checkouts,
+    pool,
+    smtp: run.smtp,
+    client: run.client,
+    faults: run.faults,
+    resentAllowed: run.resentAllowed,
+    inFlight: stillInFlight,
+    seconds: Math.round((Date.now() - run.startedAt) / 1_000),
+  });
+}
+
+async function plant(
+  kind: 'extra-email' | 'wrong-status',
+  checkouts: StartedCheckout[],
+  pool: Pool,
+  smtp: Pick<SmtpSink, 'received'> & { url?: string },
+) {
   const completed = checkouts.find((c) => c.expected === 'COMPLETED')!;
   if (kind === 'extra-email') {
-    const transport = createTransport(smtp.url);
+    const transport = createTransport(smtp.url!);
     await transport.sendMail({ from: 'planted@example.com', to: completed.email, subject: 'planted', text: 'x' });
     transport.close();
   } else {
@@ -323,10 +394,11 @@ export function tellEmailsApart(
 async function verify(run: {
   checkouts: StartedCheckout[];
   pool: Pool;
-  smtp: SmtpSink;
+  smtp: Pick<SmtpSink, 'received'>;
   /** A client of a process that is up: one may have just been restarted. */
   client: () => ProcessClient | undefined;
-  faults: Record<ChaosFault, number>;
+  faults: Record<string, number>;
+  resentAllowed: number;
   inFlight: string[];
   seconds: number;
 }): Promise<ChaosSummary> {
@@ -375,7 +447,7 @@ async function verify(run: {
     violations,
     emails,
     resent,
-    resentAllowed: run.faults.kill,
+    resentAllowed: run.resentAllowed,
     deadLetters: dead,
     inFlight: run.inFlight,
     seconds: run.seconds,

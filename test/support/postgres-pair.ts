@@ -9,7 +9,7 @@ import { eventually } from './eventually';
 
 const run = promisify(execFile);
 /** The server's binaries (initdb, pg_ctl, pg_basebackup): Debian's newest installed, as .ci/run's cluster is. */
-const BIN = `/usr/lib/postgresql/${
+export const BIN = `/usr/lib/postgresql/${
   readdirSync('/usr/lib/postgresql')
     .filter((version) => /^\d+$/.test(version))
     .sort((a, b) => Number(a) - Number(b))

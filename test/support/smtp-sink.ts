@@ -26,9 +26,11 @@ export class SmtpSink {
   private constructor(
     private readonly server: SMTPServer,
     readonly received: ReceivedMail[],
+    private readonly host: string,
   ) {}
 
-  static async start(): Promise<SmtpSink> {
+  /** `host`: the address it listens on (a rig's driver address, for apps on other hosts). */
+  static async start(host = '127.0.0.1'): Promise<SmtpSink> {
     const received: ReceivedMail[] = [];
     const made: { sink?: SmtpSink } = {};
     const server = new SMTPServer({
@@ -55,16 +57,16 @@ export class SmtpSink {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(0, host, () => resolve());
     });
-    made.sink = new SmtpSink(server, received);
+    made.sink = new SmtpSink(server, received, host);
     return made.sink;
   }
 
   /** What the app's SMTP_URL should be. */
   get url(): string {
     const { port } = this.server.server.address() as AddressInfo;
-    return `smtp://127.0.0.1:${port}`;
+    return `smtp://${this.host}:${port}`;
   }
 
   /** The messages whose header `name` has this value (for example a Message-ID). */

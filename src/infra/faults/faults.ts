@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { writeSync } from 'node:fs';
 import { appConfig, type AppConfig } from '../../config/app.config';
 
-export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate', 'crash'] as const;
+export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate', 'crash', 'hold'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
 
 export interface FaultRule {
@@ -112,6 +112,22 @@ export class Faults {
   /** Throws an InjectedFault when a `fail` rule fires at this point; ends the process when a `crash` rule does. */
   failIfInjected(point: string): void {
     const action = this.take(point);
+    if (action === 'fail') throw new InjectedFault(point);
+    if (action === 'crash') crashNow(point);
+  }
+
+  /**
+   * As failIfInjected, and a `hold` rule keeps the caller waiting here until the rules are replaced
+   * or cleared (a minute at most): a process stalled at this point, for a test to act meanwhile
+   * (cut its network, say) and then let it go on.
+   */
+  async failOrHoldIfInjected(point: string): Promise<void> {
+    const action = this.take(point);
+    if (action === 'hold') {
+      const rules = this.rules;
+      const until = Date.now() + 60_000;
+      while (this.rules === rules && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     if (action === 'fail') throw new InjectedFault(point);
     if (action === 'crash') crashNow(point);
   }

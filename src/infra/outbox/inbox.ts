@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
-import { crashNow, InjectedFault } from '../faults/faults';
+import { InjectedFault } from '../faults/faults';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import { AnsweredFailure } from './answered-failure';
 import { type Delivery, type OutboxMessage, parsePayload } from './message';
@@ -33,11 +33,11 @@ export interface InboxDelivery {
   /** An injected `consumer:<name>` fault fires on this attempt. */
   injectedFault: boolean;
   /**
-   * Asked once the handler returned, so that only a delivery the handler ran spends the rule:
-   * whether an injected `consumer:<name>:before-commit` crash fires now. A copy that the inbox
-   * finds already handled never asks.
+   * Called once the handler returned, so that only a delivery the handler ran spends the rule: an
+   * injected `consumer:<name>:before-commit` crash fires (or a hold waits) here. A copy that the
+   * inbox finds already handled never calls it.
    */
-  crashBeforeCommit?: () => boolean;
+  beforeCommit?: () => Promise<void>;
   /**
    * Fault decisions taken while handling this delivery attempt, kept so that running it again
    * (alone, after its shared transaction failed) takes the same ones.
@@ -276,7 +276,7 @@ export class Inbox {
       const contract = subscription.contracts.find((candidate) => candidate.type === message.type)!;
       const parsed = parsePayload(contract, payload);
       await continueTrace(delivery.headers, () => subscription.handle(parsed, delivery));
-      if (item.crashBeforeCommit?.()) crashNow(`consumer:${delivery.consumer}:before-commit`);
+      await item.beforeCommit?.();
     });
   }
 }

@@ -94,8 +94,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       this.faults.declare({ point: `consumer:${consumer}`, actions: ['fail'], description: `${consumer} throws` });
       this.faults.declare({
         point: `consumer:${consumer}:before-commit`,
-        actions: ['crash'],
-        description: `${consumer}: the process dies after the handler, before the inbox commit`,
+        actions: ['crash', 'hold'],
+        description: `${consumer}: the process dies (or holds until the rules are cleared) after the handler, before the inbox commit`,
       });
     }
     const queues = this.subscriptions.queues((role) => this.roles.has(role));
@@ -325,7 +325,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         subscription,
         alone,
         injectedFault: this.faults.take(`consumer:${named.consumer}`) === 'fail',
-        crashBeforeCommit: () => this.faults.take(`consumer:${named.consumer}:before-commit`) === 'crash',
+        beforeCommit: () => this.faults.failOrHoldIfInjected(`consumer:${named.consumer}:before-commit`),
         faultDecisions,
         traceContext: trace.context,
         onRead: (read) => {

@@ -69,8 +69,9 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
   onModuleInit(): void {
     this.faults.declare({
       point: 'relay.after-push',
-      actions: ['fail', 'crash'],
-      description: 'the relay fails (or its process dies) after pushing a batch and before marking it published',
+      actions: ['fail', 'crash', 'hold'],
+      description:
+        'the relay fails (or its process dies, or it holds until the rules are cleared) after pushing a batch and before marking it published',
     });
     this.faults.declare({
       point: 'relay.push',
@@ -135,7 +136,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         await this.pushRows(rows);
 
         // Marked already, in this transaction: failing here rolls the mark back.
-        this.faults.failIfInjected('relay.after-push');
+        await this.faults.failOrHoldIfInjected('relay.after-push');
         return rows.length;
       })
       .catch((error: unknown) => {

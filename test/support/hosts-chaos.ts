@@ -1,0 +1,332 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Pool } from 'pg';
+import type { AppProcess } from './app-process';
+import { type ChaosSummary, CheckoutLoad, settleAndVerify } from './chaos';
+import { eventually } from './eventually';
+import { type Cut, Hosts, POSTGRES_PORT, REDIS_PORT } from './hosts';
+import { ProcessClient } from './process-client';
+import { SmtpSink } from './smtp-sink';
+import { ADMIN_TOKEN } from './test-app';
+
+/** The faults of a run over hosts: four kinds of cut (each healed after a while), and a kill. */
+export const HOSTS_FAULTS = [
+  'worker host cut from Redis',
+  'relay host cut from Postgres between push and commit',
+  'orchestrator host cut from Postgres and Redis',
+  'api host cut from Postgres',
+  'kill',
+] as const;
+export type HostsFault = (typeof HOSTS_FAULTS)[number];
+
+/** How long a worker holds a job: every cut of a worker from Redis lasts longer than this. */
+export const JOB_LOCK_MS = 2_000;
+
+export interface HostsChaosOptions {
+  /**
+   * `each-once`: each cut once, in turn, each waiting for the system to recover from the one
+   * before (the test); `random`: random cuts of random hosts, and kills, for `durationMs`.
+   */
+  script: 'each-once' | 'random';
+  durationMs?: number;
+  checkoutsPerSecond: number;
+  /** How long a cut lasts (random: between half and one and a half times this). */
+  cutMs: number;
+  /** random: the pause between one heal and the next fault. */
+  faultEveryMs?: number;
+  settleTimeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+/** After each heal, in ms from it (undefined: not within 90 s). */
+export interface Recovery {
+  fault: HostsFault;
+  host: string;
+  cutMs: number;
+  /** Until the cut host's process answered /health with 200 (Postgres, Redis and its queues reached). */
+  healthyMs: number | undefined;
+  /** Until the api accepted a checkout (202), a request held by the cut or a new one. */
+  acceptingMs: number | undefined;
+  /** Until every checkout accepted before the heal had ended: the backlog the cut held. */
+  recoveredMs: number | undefined;
+}
+
+export interface HostsChaosSummary extends ChaosSummary {
+  recoveries: Recovery[];
+  /** By consumer: the copies of a delivery the inbox found already handled (outbox.delivery_attempts, 'duplicate'). */
+  turnedAway: Record<string, number>;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const BACK_HOSTS = ['a', 'b'] as const;
+/**
+ * The back hosts run `api` too, for the operator's calls alone (the fault rules: a process without
+ * the role answers only /health and /metrics); the buyers' load goes to the api host.
+ */
+const ROLES: Record<string, string> = {
+  api: 'api',
+  a: 'relay,worker,orchestrator,api',
+  b: 'relay,worker,orchestrator,api',
+};
+
+/**
+ * The app over hosts (test/support/hosts.ts): Postgres and Redis on host `data`; the `api` role on
+ * host `api`; `relay`, `worker` and `orchestrator` on hosts `a` and `b`, one process each (with the
+ * api role for the operator's fault rules, not for buyers); this
+ * process (the driver) sends the load to the api host and runs the SMTP server the emails go to.
+ * Under checkouts of every scenario in both modes, links are cut (iptables DROP: packets vanish,
+ * connections hang) and healed: a worker host from Redis for longer than the job lock (its jobs go
+ * to the other host's worker while it may still commit), a relay host from Postgres while it holds
+ * a batch pushed and not committed (the `hold` fault at `relay.after-push`, then the cut, then the
+ * hold lifted: its COMMIT goes out into the cut), an orchestrator host from both, the api host
+ * from Postgres; randomly, also kills. After each heal it measures how long until every checkout
+ * accepted before the heal has ended. Then the same checks as `runChaos`: nothing lost, doubled or
+ * held, counted at the gateway's records and at the SMTP server.
+ */
+export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsChaosSummary> {
+  const log = options.log ?? (() => undefined);
+  const startedAt = Date.now();
+  const rig = await Hosts.create(['data', 'api', ...BACK_HOSTS]);
+  const data = rig.host('data');
+  const apps: Record<string, AppProcess | undefined> = {};
+  const restarts: Array<Promise<void>> = [];
+  let smtp: SmtpSink | undefined;
+  let pool: Pool | undefined;
+  try {
+    const [postgresUrl, redisUrl] = await Promise.all([rig.startPostgres(data), rig.startRedis(data)]);
+    smtp = await SmtpSink.start(rig.driver.address);
+    const admin = new Client({ connectionString: `${postgresUrl}/postgres` });
+    await admin.connect();
+    await admin.query('CREATE DATABASE checkout_hosts');
+    await admin.end();
+    const databaseUrl = `${postgresUrl}/checkout_hosts`;
+    pool = new Pool({ connectionString: databaseUrl, max: 2 });
+    pool.on('error', () => undefined);
+    const queuePrefix = `hosts-${randomBytes(3).toString('hex')}`;
+    const env = {
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: '6',
+      DATABASE_RETRY_MS: '500',
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: queuePrefix,
+      SMTP_URL: smtp.url,
+      ADMIN_TOKEN,
+      FAULT_INJECTION: 'true',
+      LOG_LEVEL: 'error',
+      OUTBOX_RELAY_INTERVAL_MS: '200',
+      OUTBOX_JOB_LOCK_MS: String(JOB_LOCK_MS),
+      OUTBOX_REDELIVER_AFTER_MS: '3000',
+      OUTBOX_SWEEP_INTERVAL_MS: '1000',
+      SAGA_STEP_TIMEOUT_MS: '3000',
+      SAGA_STEP_ATTEMPTS: '8',
+      SAGA_PIVOT_ATTEMPTS: '10',
+      SAGA_COMPENSATION_ATTEMPTS: '10',
+      SAGA_SWEEP_INTERVAL_MS: '250',
+      CHECKOUT_STALLED_AFTER_MS: '600000',
+    };
+    const boot = async (name: string) => {
+      const app = await rig.startApp(rig.host(name), { ...env, APP_ROLES: ROLES[name] });
+      await eventually(async () => (await app.get('/health')).status === 200, {
+        timeoutMs: 120_000,
+        intervalMs: 250,
+        what: `the app on host ${name} to be healthy`,
+      }).catch((error: Error) => {
+        void app.stop();
+        throw new Error(`${error.message}\n${app.tail()}`, { cause: error });
+      });
+      apps[name] = app;
+    };
+    await boot('a'); // alone first: it migrates the empty database
+    await Promise.all([boot('api'), boot('b')]);
+    log(`hosts up after ${Math.round((Date.now() - startedAt) / 1000)} s: ${describeRig(rig)}`);
+
+    const api = () => (apps.api ? new ProcessClient(apps.api.url) : undefined);
+    const load = new CheckoutLoad(api, options.checkoutsPerSecond);
+    const faults = Object.fromEntries(HOSTS_FAULTS.map((fault) => [fault, 0])) as Record<HostsFault, number>;
+    const recoveries: Recovery[] = [];
+    const measuring: Array<Promise<void>> = [];
+    const database = pool;
+
+    /** From a heal: until the cut host answers /health, the api accepts a checkout, the backlog has ended. */
+    const recovery = async (fault: HostsFault, host: string, cutMs: number, healed: Healed) => {
+      const within = <T>(check: () => Promise<T> | T, what: string) =>
+        eventually(check, { timeoutMs: 90_000, intervalMs: 100, what }).catch(() => undefined);
+      const since = () => Date.now() - healed.at;
+      const ids = load.checkouts.map((c) => c.id);
+      const [healthyMs, acceptingMs, recoveredMs] = await Promise.all([
+        within(async () => {
+          const app = apps[host];
+          return app !== undefined && (await app.get('/health')).status === 200 && since();
+        }, `the process on ${host} to be healthy`),
+        within(() => load.checkouts.length > healed.accepted && since(), 'a checkout to be accepted'),
+        within(async () => {
+          const { rows } = await database.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = 'PENDING'`,
+            [ids],
+          );
+          return rows[0].n === 0 && since();
+        }, 'the checkouts accepted before the heal to end'),
+      ]);
+      const recovered: Recovery = { fault, host, cutMs, healthyMs, acceptingMs, recoveredMs };
+      recoveries.push(recovered);
+      log(`healed: ${formatRecovery(recovered)}`);
+    };
+
+    /**
+     * Cuts, waits, heals; resolves at the heal with what recovery() needs. A worker host is cut
+     * while its worker holds a delivery it handled and has not committed (the `hold` fault before
+     * the inbox commit), and let go once its job lock has expired and the other host's worker may
+     * have taken the job: it commits after its lock expired. A relay host is cut while its relay
+     * holds a batch pushed and not committed, let go at once: its COMMIT goes out into the cut.
+     */
+    const cutAndHeal = async (fault: Exclude<HostsFault, 'kill'>, hostName: string, cutMs: number) => {
+      const host = rig.host(hostName);
+      const app = apps[hostName];
+      faults[fault] += 1;
+      let cut: Cut;
+      let releaseAfterMs: number | undefined;
+      if (fault === 'worker host cut from Redis') {
+        const held = app && (await hold(app, `consumer:${HELD_CONSUMER}:before-commit`, log));
+        cut = await rig.cut(host, data, REDIS_PORT);
+        if (held) releaseAfterMs = Math.max(cutMs - 1_000, 2.5 * JOB_LOCK_MS);
+      } else if (fault === 'relay host cut from Postgres between push and commit') {
+        const held = app && (await hold(app, 'relay.after-push', log));
+        cut = await rig.cut(host, data, POSTGRES_PORT);
+        if (held) releaseAfterMs = 0;
+      } else if (fault === 'api host cut from Postgres') cut = await rig.cut(host, data, POSTGRES_PORT);
+      else cut = await rig.cut(host, data);
+      log(`cut: ${fault} (host ${hostName}) for ${(cutMs / 1000).toFixed(1)} s`);
+      const cutAt = Date.now();
+      if (releaseAfterMs !== undefined) {
+        await pause(releaseAfterMs);
+        await release(app!);
+      }
+      await pause(cutMs - (Date.now() - cutAt));
+      await rig.heal(cut);
+      return { at: Date.now(), accepted: load.checkouts.length };
+    };
+
+    load.start();
+    if (options.script === 'each-once') {
+      const plan: Array<[Exclude<HostsFault, 'kill'>, string]> = [
+        ['worker host cut from Redis', 'a'],
+        ['relay host cut from Postgres between push and commit', 'b'],
+        ['orchestrator host cut from Postgres and Redis', 'a'],
+        ['api host cut from Postgres', 'api'],
+      ];
+      for (const [fault, host] of plan) {
+        await pause(2_000); // checkouts under way in every step before the cut
+        await recovery(fault, host, options.cutMs, await cutAndHeal(fault, host, options.cutMs));
+      }
+    } else {
+      const until = startedAt + (options.durationMs ?? 120_000);
+      while (Date.now() < until) {
+        await pause(options.faultEveryMs ?? 3_000);
+        const fault = HOSTS_FAULTS[Math.floor(Math.random() * HOSTS_FAULTS.length)];
+        const back = BACK_HOSTS[Math.floor(Math.random() * BACK_HOSTS.length)];
+        if (fault === 'kill') {
+          const app = apps[back];
+          if (!app) continue; // being restarted
+          faults.kill += 1;
+          log(`kill: the process on host ${back}`);
+          apps[back] = undefined;
+          await app.stop();
+          restarts.push(boot(back));
+          continue;
+        }
+        const host = fault === 'api host cut from Postgres' ? 'api' : back;
+        if (fault === 'relay host cut from Postgres between push and commit' && !apps[host]) continue;
+        const cutMs = Math.round(options.cutMs * (0.5 + Math.random()));
+        measuring.push(recovery(fault, host, cutMs, await cutAndHeal(fault, host, cutMs)));
+      }
+    }
+    await Promise.all(restarts);
+    await load.stop();
+    await Promise.all(measuring);
+    log(`faults stopped; ${load.checkouts.length} checkouts accepted; waiting for them to end`);
+
+    const summary = await settleAndVerify({
+      checkouts: load.checkouts,
+      pool,
+      smtp,
+      client: api,
+      faults,
+      // What is not promised (docs/guarantees.md): a kill between the SMTP server's answer and the
+      // record of the hand-over, or a worker cut from both at that moment (its job goes to another
+      // worker while its record waits for Postgres), may send an email a second time; at most one each.
+      resentAllowed: faults.kill + faults['orchestrator host cut from Postgres and Redis'],
+      redisUrl,
+      queuePrefix,
+      settleTimeoutMs: options.settleTimeoutMs,
+      startedAt,
+      log,
+    });
+    const { rows: duplicates } = await pool.query<{ consumer: string; n: number }>(
+      `SELECT consumer, count(*)::int AS n FROM outbox.delivery_attempts WHERE outcome = 'duplicate' GROUP BY consumer`,
+    );
+    return { ...summary, recoveries, turnedAway: Object.fromEntries(duplicates.map((d) => [d.consumer, d.n])) };
+  } finally {
+    await rig.healAll();
+    await Promise.allSettled(restarts);
+    await Promise.all(Object.values(apps).flatMap((app) => (app ? [app.stop()] : [])));
+    await pool?.end();
+    await smtp?.stop();
+    await rig.destroy();
+  }
+}
+
+/** The consumer whose delivery a worker holds, uncommitted, as its host is cut from Redis: every choreographed checkout's first. */
+export const HELD_CONSUMER = 'identity.verify-user';
+
+/**
+ * Sets a `hold` rule at `point` on the process, and waits until the process is held there (true),
+ * or 20 s (false: the rule is cleared, and the cut happens anyway).
+ */
+async function hold(app: AppProcess, point: string, log: (line: string) => void): Promise<boolean> {
+  const admin = new ProcessClient(app.url);
+  await admin.setFaults([{ point, action: 'hold', times: 1 }]);
+  const held = await eventually(
+    async () => {
+      const { rules } = await admin.call<{ rules: Array<{ hits: number }> }>('GET', '/admin/faults', 200);
+      return rules[0]?.hits === 1;
+    },
+    { timeoutMs: 20_000, intervalMs: 20, what: `a hold at ${point}` },
+  ).catch(() => false);
+  if (!held) {
+    log(`nothing reached ${point} within 20 s: cut without a hold`);
+    await release(app);
+  }
+  return held;
+}
+
+/** Lifts every rule on the process: what it held goes on. */
+async function release(app: AppProcess): Promise<void> {
+  await new ProcessClient(app.url).call('DELETE', '/admin/faults', 200);
+}
+
+function describeRig(rig: Hosts): string {
+  return ['data', 'api', ...BACK_HOSTS]
+    .map((name) => `${name} ${rig.host(name).address} (${name === 'data' ? 'Postgres, Redis' : ROLES[name]})`)
+    .concat(`driver ${rig.driver.address} (load, SMTP server)`)
+    .join('; ');
+}
+
+/** When a cut was healed, and how many checkouts the api had accepted by then. */
+interface Healed {
+  at: number;
+  accepted: number;
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? 'not within 90 s' : `${(ms / 1000).toFixed(1)} s`);
+
+export function formatRecovery(r: Recovery): string {
+  return (
+    `${r.fault} (host ${r.host}, cut ${seconds(r.cutMs)}): healthy again ${seconds(r.healthyMs)}, ` +
+    `a checkout accepted ${seconds(r.acceptingMs)}, the checkouts accepted before the heal ended ` +
+    `${seconds(r.recoveredMs)} after the heal`
+  );
+}
+
+/** The recoveries, one line each, for a report. */
+export function formatRecoveries(recoveries: Recovery[]): string {
+  return recoveries.map((r) => `  ${formatRecovery(r)}`).join('\n');
+}
