@@ -273,7 +273,7 @@ export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, Befor
         rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
         // A row that is gone was purged by housekeeping: delivered long ago.
         if (rows.length > 0) await this.relay.pushRows(rows);
-        this.faults.failIfInjected('relay.after-push');
+        await this.faults.failOrHoldIfInjected('relay.after-push');
         return rows.length;
       })
       .then((count) => this.metrics.slotRelayed.inc(count))
