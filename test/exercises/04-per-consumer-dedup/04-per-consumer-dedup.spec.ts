@@ -19,8 +19,9 @@ const answer = implementation<PerConsumerDedupAnswer>(__dirname);
  * Exercise 04: per-consumer dedup. Two orders, two consumers, a real duplicate: the relay pushes
  * both orders to both consumers, dies before marking them published; the app restarts (a new
  * app on the same database and queues, with new instances of every provider, the answer's
- * included), and the relay pushes them again. Each consumer must do its part exactly once for each order. The relay runs only
- * when this spec calls it, so that it dies exactly there.
+ * included), and the relay pushes them again. Before that, the database refuses the first commit
+ * that holds a receipt, and that delivery is taken again. Each consumer must do its part exactly
+ * once for each order. The relay runs only when this spec calls it, so that it dies exactly there.
  */
 describe('Exercise 04: per-consumer dedup', () => {
   let database: TestDatabase;
@@ -63,6 +64,21 @@ describe('Exercise 04: per-consumer dedup', () => {
   beforeAll(async () => {
     database = await TestDatabase.create();
     await database.query(schema);
+    // The fault in the mail service: the first commit that holds a receipt is refused (a deferred
+    // trigger raises at COMMIT, after every statement succeeded; a sequence, which no rollback
+    // undoes, makes it once). The delivery fails and is taken again.
+    await database.query(`
+      CREATE SEQUENCE ex04.receipt_commits;
+      CREATE FUNCTION ex04.refuse_first_receipt() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF nextval('ex04.receipt_commits') = 1 THEN
+            RAISE EXCEPTION 'the mail service refused to commit the receipt of order %', NEW.order_id;
+          END IF;
+          RETURN NULL;
+        END $$;
+      CREATE CONSTRAINT TRIGGER refuse_first_receipt AFTER INSERT ON ex04.receipts
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ex04.refuse_first_receipt();
+    `);
     await database.query(answer.schema);
     app = await start(answer);
   });
@@ -71,7 +87,7 @@ describe('Exercise 04: per-consumer dedup', () => {
     await database?.drop();
   });
 
-  it('when the relay dies between push and mark and the app restarts, then loyalty awards the points once and mailing sends the receipt once, for each of two orders', async () => {
+  it('when the relay dies between push and mark, a commit is refused and the app restarts, then loyalty awards the points once and mailing sends the receipt once, for each of two orders', async () => {
     const orders = [
       { id: randomUUID(), cents: 4_250 },
       { id: randomUUID(), cents: 1_999 },
@@ -95,6 +111,7 @@ describe('Exercise 04: per-consumer dedup', () => {
     app.get(Faults).set([{ point: 'relay.after-push', action: 'fail', times: 1 }]);
     await expect(relay()).rejects.toThrow('Injected fault at relay.after-push');
     narrate('FAULT: the relay pushed both orders to both consumers, then died before marking them published');
+    narrate('FAULT: the first commit of a receipt is refused by the database; that delivery is taken again');
     for (const messageId of messages) await settled(messageId);
     narrate(`first deliveries done: ${await tally()}`);
 
