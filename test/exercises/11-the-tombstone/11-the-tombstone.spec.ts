@@ -1,12 +1,15 @@
 import { Faults } from '../../../src/infra/faults/faults';
 import type { InvariantReport } from '../../../src/operations/invariants';
 import { CheckoutClient } from '../../support/checkout-client';
+import { eventually } from '../../support/eventually';
 import { quiet } from '../../support/quiet';
 import { EXERCISE_ENV, TestApp } from '../support/exercise-app';
 import { invariant, narrate, narrateTimeline } from '../support/track';
 import { TheTombstoneWiring } from './the-tombstone.wiring';
 
 const HELD_BACK = 'consumer:content.grant-access-command';
+/** Content grants, and its answer is lost: the saga hears nothing and asks again. */
+const ANSWER_LOST = 'step:content.grant-access';
 
 /**
  * Exercise 11 (lesson 004, "a compensação pode chegar antes da ação"; lesson 002, technique 3,
@@ -87,13 +90,57 @@ describe('Exercise 11: the tombstone', () => {
     invariant("the revoke takes back the access that was granted (the checker's findings)", await brokenRules(id), []);
   });
 
-  it('when nothing is late, then the checkout completes with access', async () => {
+  it('when the revoke takes back access that was granted, then a late copy of the grant does not bring it back', async () => {
     const buyer = await client.createUser();
+    const faults = app.get(Faults);
+    faults.set([{ point: ANSWER_LOST, action: 'timeout-after', times: 1 }]);
+    narrate(`armed: content grants, and its answer is lost (${ANSWER_LOST} timeout-after): the saga will ask again`);
+
+    const id = await client.start({ userId: buyer.id, mode: 'orchestration' });
+    // As soon as content has taken the first ask, its second is held back, as in the first case.
+    await eventually(() => expect(faults.active()[0]?.hits).toBe(1), { timeoutMs: 10_000, intervalMs: 5 });
+    faults.set([{ point: HELD_BACK, action: 'fail' }]);
+    narrate(`content granted the access; the saga's second ask is held back (${HELD_BACK})`);
+
+    const { status } = await client.until(id, ['FAILED', 'COMPLETED', 'INTERVENTION'], 30_000);
+    narrate(`the saga heard nothing more from content, gave the grant up and undid the checkout: ${status}`);
+    faults.clear();
+    narrate("content recovers: the saga's second ask goes through now, after the revoke that took the access back");
+
+    const broken = await brokenRules(id);
+    const handled = (await client.timeline(id)).filter((e) => e.kind === 'handled');
+    const revokedAt = handled.find((e) => e.type === 'content.revoke-access.v1')?.at as string | undefined;
+    const grants = handled.filter((e) => e.type === 'content.grant-access.v1');
+    const [{ n: revokedARealGrant }] = await app.database.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM content.entitlements WHERE checkout_id = $1 AND NOT tombstone`,
+      [id],
+    );
+    invariant(
+      '(the setup) the saga undid the checkout, its revoke found a grant, and a second grant arrived after the revoke',
+      [status, revokedARealGrant, grants.some((e) => revokedAt !== undefined && String(e.at) > revokedAt)],
+      ['FAILED', 1, true],
+    );
+    invariant(
+      "no access for a checkout that did not sell, when a grant arrives after the revoke that took access back (the checker's findings)",
+      broken,
+      [],
+    );
+  }, 90_000);
+
+  it("when content's answer to the grant is lost and it is asked again, then the checkout completes with access", async () => {
+    const buyer = await client.createUser();
+    app.get(Faults).set([{ point: ANSWER_LOST, action: 'timeout-after', times: 1 }]);
+    narrate(`armed: content grants, and its answer is lost (${ANSWER_LOST} timeout-after): the saga asks again`);
 
     const id = await client.start({ userId: buyer.id, mode: 'orchestration' });
 
     const { status } = await client.until(id, ['FAILED', 'COMPLETED', 'INTERVENTION']);
-    invariant('a checkout with nothing late completes', status, 'COMPLETED');
+    narrate(`content was asked twice for the same grant; the checkout ended ${status}`);
+    invariant(
+      'a checkout whose grant is asked for twice still completes (the second ask is the same grant)',
+      status,
+      'COMPLETED',
+    );
     invariant("it has its access, its capture and its email (the checker's findings)", await brokenRules(id), []);
   });
 });
