@@ -68,12 +68,15 @@ describe('Exercise 12: the dirty read', () => {
   }
 
   /**
-   * Starts a checkout (its capture held back) and asks the reader about its buyer until the
-   * checkout ends, and once more after: every look, in order.
+   * Starts a checkout of the basic plan (its capture held back), by `buyer` or a new one, and asks
+   * the reader about its buyer until the checkout ends, and once more after: every look, in order.
    */
-  async function watchACheckout(mode: Mode, paymentMethod: string): Promise<{ id: string; looks: Look[] }> {
-    const buyer = await client.createUser();
-    const viewer: Viewer = { userId: buyer.id, planId: 'basic' };
+  async function watchACheckout(
+    mode: Mode,
+    paymentMethod: string,
+    buyer?: { id: string },
+  ): Promise<{ id: string; looks: Look[] }> {
+    const viewer: Viewer = { userId: (buyer ?? (await client.createUser())).id, planId: 'basic' };
     const id = await client.start({ ...viewer, mode, paymentMethod });
     narrate(`${mode}: a buyer checks out the basic plan with ${paymentMethod} (checkout ${id})`);
 
@@ -112,9 +115,19 @@ describe('Exercise 12: the dirty read', () => {
   }
 
   it('when the capture is held back and then declined, then no reader ever let the buyer watch (both modes)', async () => {
+    // Each buyer already owns another plan, sold: a reader must answer for the plan it is asked about.
+    const buyers = await Promise.all(MODES.map(() => client.createUser()));
+    const owned = await Promise.all(
+      MODES.map((mode, index) => client.start({ userId: buyers[index].id, planId: 'premium', mode })),
+    );
+    for (const id of owned)
+      expect(await client.until(id, ['COMPLETED', 'FAILED', 'INTERVENTION'])).toMatchObject({ status: 'COMPLETED' });
+    narrate('each buyer below already bought the premium plan, and owns it; now they check out the basic plan');
     holdBackTheCaptures();
 
-    const watched = await Promise.all(MODES.map((mode) => watchACheckout(mode, 'pm_card_capture_declined')));
+    const watched = await Promise.all(
+      MODES.map((mode, index) => watchACheckout(mode, 'pm_card_capture_declined', buyers[index])),
+    );
 
     await narrateTimeline(app, watched[0].id);
     for (const [index, { looks }] of watched.entries()) {
