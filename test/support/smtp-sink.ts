@@ -22,6 +22,11 @@ export class SmtpSink {
   onReceived?: (mail: ReceivedMail) => void;
   /** While set, the server holds its answer to each message until this settles: a slow SMTP server. */
   holdAnswers?: Promise<void>;
+  /**
+   * While set, each message for which it says true is turned away with a temporary failure (451,
+   * "try again later") and not kept: a mail server that is busy, or greylists.
+   */
+  refuse?: (mail: ReceivedMail) => boolean;
 
   private constructor(
     private readonly server: SMTPServer,
@@ -49,6 +54,11 @@ export class SmtpSink {
             headers: parseHeaders(raw),
             raw,
           };
+          if (made.sink?.refuse?.(mail)) {
+            const busy = Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 });
+            callback(busy);
+            return;
+          }
           received.push(mail);
           callback();
           made.sink?.onReceived?.(mail);
