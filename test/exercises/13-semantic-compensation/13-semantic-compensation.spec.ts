@@ -18,12 +18,14 @@ interface Story {
   refunded: boolean;
   /** Whether the mailroom still has its record of the welcome, once quiet. */
   recordKept?: boolean;
+  /** Emails to this buyer that the mail server turned away ("try again later"). */
+  turnedAway?: number;
 }
 
 /**
  * Lesson 002, sagas: "what cannot be undone is compensated semantically: send a corrective
  * email, instead of pretending the first never left". Counted at a real SMTP server, once the
- * system is quiet, with every message delivered twice.
+ * system is quiet, with every message delivered twice and the server busy once.
  */
 describe('13. Semantic compensation: a refund after the welcome email', () => {
   let sink: SmtpSink;
@@ -76,6 +78,13 @@ describe('13. Semantic compensation: a refund after the welcome email', () => {
     });
     narrate('Ana and Bruno paid and read their welcome: "your payment went through, your plan is ready"');
 
+    let turnedAway = 0;
+    sink.refuse = (mail) =>
+      mail.to.includes(ana.email) &&
+      mail.headers.get('message-id') !== `<welcome.${ana.checkoutId}@mailroom.test>` &&
+      turnedAway++ === 0;
+    narrate('the mail server is busy: it turns the next email for Ana away, once ("451, try again later")');
+
     await refund(ana.checkoutId);
     await refund(ana.checkoutId);
     await refund(carla.checkoutId);
@@ -86,7 +95,7 @@ describe('13. Semantic compensation: a refund after the welcome email', () => {
       ana.checkoutId,
     ]);
     const stories: Story[] = [
-      { ...ana, welcomed: true, refunded: true, recordKept: Boolean(anaRecord) },
+      { ...ana, welcomed: true, refunded: true, recordKept: Boolean(anaRecord), turnedAway: Math.min(turnedAway, 1) },
       { ...bruno, welcomed: true, refunded: false },
       { ...carla, welcomed: false, refunded: true },
     ];
@@ -118,7 +127,11 @@ describe('13. Semantic compensation: a refund after the welcome email', () => {
     }
     if (story.welcomed && story.refunded && others === 0) {
       const forgotten =
-        story.recordKept === false ? ' (deleting the record of the welcome changed nothing in their inbox)' : '';
+        story.recordKept === false
+          ? ' (deleting the record of the welcome changed nothing in their inbox)'
+          : story.turnedAway
+            ? ' (the mail server turned an email for them away once, "try again later", and nothing tried again)'
+            : '';
       broken.push(`${story.name} read the welcome, then was refunded, and got no other email saying so${forgotten}`);
     }
     if (others > 1) broken.push(`${story.name} got ${others} emails correcting the welcome, where one says it`);
