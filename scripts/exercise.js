@@ -473,11 +473,15 @@ async function checkTargets({ only = [] } = {}) {
       { quiet: true, failFast: true, workers: 2 },
     );
     for (const { exercise, target, expect } of runs) {
-      const verdict = verdictOf(suiteOf(run.results, exercise.spec));
+      const suite = suiteOf(run.results, exercise.spec);
+      const verdict = verdictOf(suite);
       const name = `${exercise.name}/${target}.ts`;
       if (verdict.kind === expect) {
         const detail = expect === 'red' ? `${verdict.failed[0].title}` : `${verdict.total} passed`;
-        console.log(`  ${green('✔')} ${name}: ${expect} as it must be (${detail})`);
+        // The spec file's own time, from Jest's report (its start to its end, the app's boot included).
+        const took =
+          suite?.endTime && suite?.startTime ? `, ${((suite.endTime - suite.startTime) / 1000).toFixed(1)} s` : '';
+        console.log(`  ${green('✔')} ${name}: ${expect} as it must be (${detail}${took})`);
         continue;
       }
       const said =
