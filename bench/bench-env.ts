@@ -37,10 +37,10 @@ export async function recreateDatabase(url: string): Promise<void> {
 export const recreateBenchDatabase = (): Promise<void> => recreateDatabase(BENCH_DATABASE_URL);
 
 /** Applies every registered migration (importing the modules registers them). */
-export async function migrateBenchDatabase(): Promise<void> {
+export async function migrateBenchDatabase(url = BENCH_DATABASE_URL): Promise<void> {
   void AppModule;
   const dataSource = new DataSource({
-    ...dataSourceOptions({ url: BENCH_DATABASE_URL, poolSize: 2, migrationsRun: false, retryMs: 1_000 }),
+    ...dataSourceOptions({ url, poolSize: 2, migrationsRun: false, retryMs: 1_000 }),
     logger: undefined,
     logging: false,
   });

@@ -18,6 +18,7 @@ import {
 } from './bench-env';
 import { phase, track } from './progress';
 import { BenchHappened, BenchModule, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
+import { relayRows, relaysSideBySide } from './relays.bench';
 import { tracingCost } from './tracing.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
@@ -180,6 +181,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
     const notify = await notifyCost();
     phase('relay: done');
     const tracing = await tracingCost();
+    const relays = await relaysBenchmarkFigures();
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const notifyCostShare = 1 - notify.withNotify / notify.withoutNotify;
     const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -223,6 +225,7 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
         `${tracing.traced.toFixed(0)} events/s`,
         `tracing costs ${((1 - tracing.traced / tracing.untraced) * 100).toFixed(1)}%`,
       ],
+      ...relayRows(relays),
     ];
     const width = Math.max(...rows.map((r) => r[0].length));
     const valueWidth = Math.max(...rows.map((r) => r[1].length));
@@ -243,7 +246,28 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
       notify,
       notifyCostShare,
       tracing,
+      relays,
     };
+  } finally {
+    await cleanRedis();
+  }
+}
+
+/** (f) of relay: both relays on one Postgres with wal_level=logical, with this benchmark's sizes. */
+const relaysBenchmarkFigures = () =>
+  relaysSideBySide({ events: EVENTS, concurrency: CONCURRENCY, lightRate: LIGHT_RATE, loadSeconds: LOAD_SECONDS });
+
+/** `npm run bench -- relays`: (f) alone. */
+export async function relaysBenchmark(): Promise<Record<string, unknown>> {
+  try {
+    const relays = await relaysBenchmarkFigures();
+    const rows = relayRows(relays);
+    const width = Math.max(...rows.map((r) => r[0].length));
+    const valueWidth = Math.max(...rows.map((r) => r[1].length));
+    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${new Date().toISOString()}\n`);
+    for (const [name, value, note] of rows)
+      console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+    return { events: EVENTS, relays };
   } finally {
     await cleanRedis();
   }

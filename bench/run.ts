@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checkoutBenchmark } from './checkout.bench';
 import { peerBenchmark } from './peer.bench';
 import { redisBurstBenchmark } from './redis-burst.bench';
-import { relayBenchmark } from './relay.bench';
+import { relayBenchmark, relaysBenchmark } from './relay.bench';
 import { tracingBenchmark } from './tracing.bench';
 
 /**
@@ -13,6 +13,8 @@ import { tracingBenchmark } from './tracing.bench';
  */
 const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   relay: relayBenchmark,
+  // (f) of relay, alone: the polling and the logical relay side by side (ADR 0079).
+  relays: relaysBenchmark,
   // (e) of relay, alone: `npm run bench` runs relay, which includes it.
   tracing: tracingBenchmark,
   // graphile-worker beside our relay; `checkout` ends with it too.

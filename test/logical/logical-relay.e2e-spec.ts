@@ -1,5 +1,5 @@
 import IORedis from 'ioredis';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
 import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
 import { logicalRelayProblems, slotNameFor } from '../../src/infra/outbox/replication-slot';
@@ -114,6 +114,33 @@ describe('The logical relay', () => {
     expect(await metricValue(app, 'outbox_slot_relayed_messages_total')).toBeGreaterThanOrEqual(messages);
     expect(logs.lines.filter((line) => String(line.msg).includes('Stopped reading slot'))).toEqual([]);
     expect(await metricValue(app, 'outbox_slot_active', { slot })).toBe(1);
+
+    // A commit reaches the slot a moment before it is visible to other sessions: 300 one-row
+    // transactions at once, none of whose rows may be left unpublished for having been looked
+    // for too early.
+    const writers = new Pool({ connectionString: url, max: 20 });
+    try {
+      await Promise.all(
+        Array.from({ length: 300 }, (_, seq) =>
+          writers.query(
+            `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
+             VALUES (gen_random_uuid(), 'event', 'test.burst-happened.v1', $1, '{}', 'burst', clock_timestamp())`,
+            [String(seq)],
+          ),
+        ),
+      );
+    } finally {
+      await writers.end();
+    }
+    await eventually(
+      async () => {
+        const [{ left }] = await app.database.query<{ left: number }>(
+          `SELECT count(*)::int AS left FROM outbox.messages WHERE published_at IS NULL`,
+        );
+        expect(left).toBe(0);
+      },
+      { timeoutMs: 20_000, what: 'every row of the burst to be published' },
+    );
     await eventually(
       async () => expect(await metricValue(app, 'outbox_slot_unconfirmed_age_seconds', { slot })).toBeLessThan(3),
       { timeoutMs: 15_000, what: 'the slot to be confirmed up to the end' },

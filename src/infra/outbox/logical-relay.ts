@@ -256,22 +256,36 @@ export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, Befor
    * Marks these rows published and pushes them, in one transaction: a push that fails, or a
    * process that dies, before the commit leaves them as they were (and unconfirmed). A row marked
    * already (sent before a crash, or by the start's claim) is pushed again: the same job ids.
+   *
+   * A commit reaches the slot as soon as its WAL record is written, a moment before the committing
+   * session makes it visible to others: a row the statement does not see yet is looked for again,
+   * after 1, 2, 4 ... ms (each statement takes a new snapshot), up to about two seconds. One still
+   * missing then was purged by housekeeping (delivered long ago: a slot read again from far back).
    */
   private publish(ids: string[]): Promise<void> {
     return this.dataSource
       .transaction(async (tx) => {
-        const rows = await tx.query<MessageRow[]>(
-          `WITH marked AS (
-             UPDATE outbox.messages SET published_at = coalesce(published_at, clock_timestamp())
-              WHERE id = ANY($1::uuid[])
-             RETURNING ${MESSAGE_COLUMNS})
-           SELECT * FROM marked`,
-          [ids],
-        );
+        const mark = (some: string[]) =>
+          tx.query<MessageRow[]>(
+            `WITH marked AS (
+               UPDATE outbox.messages SET published_at = coalesce(published_at, clock_timestamp())
+                WHERE id = ANY($1::uuid[])
+               RETURNING ${MESSAGE_COLUMNS})
+             SELECT * FROM marked`,
+            [some],
+          );
+        const rows = await mark(ids);
+        for (let waitMs = 1; rows.length < ids.length && waitMs <= 1_024; waitMs *= 2) {
+          await new Promise((resolve) => setTimeout(resolve, waitMs));
+          const found = new Set(rows.map((row) => row.id));
+          rows.push(...(await mark(ids.filter((id) => !found.has(id)))));
+        }
+        if (rows.length < ids.length) {
+          this.logger.warn(`${ids.length - rows.length} message(s) read from slot ${this.slot} are not in the outbox`);
+        }
         // In the slot's order: commit order, and within a transaction, insert order.
         const order = new Map(ids.map((id, index) => [id, index]));
         rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-        // A row that is gone was purged by housekeeping: delivered long ago.
         if (rows.length > 0) await this.relay.pushRows(rows);
         await this.faults.failOrHoldIfInjected('relay.after-push');
         return rows.length;

@@ -1,0 +1,157 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { readdirSync, readFileSync } from 'node:fs';
+import { DataSource } from 'typeorm';
+import { LogicalRelay } from '../src/infra/outbox/logical-relay';
+import { LogicalPostgres } from '../test/support/logical-postgres';
+import { migrateBenchDatabase, startApp, until } from './bench-env';
+import { parseStat, type ProcessTimes, serverTicks } from './machine-cpu';
+import { phase, track } from './progress';
+import { BenchHappened, BenchModule, type Latency, latencyAt, NoopConsumer, payload } from './relay-path';
+
+const RELAYS = ['polling', 'logical'] as const;
+type Relay = (typeof RELAYS)[number];
+
+export interface RelayFigures {
+  relay: Relay;
+  /** A backlog written while the app runs, in transactions of 1,000 rows, until its last message is handled. */
+  drainPerSecond: number;
+  /** Postgres' CPU (every process of the server) per message of the drain, in microseconds. */
+  drainPostgresMicros: number;
+  light: Latency;
+  /** Postgres' CPU per message at the light load, in microseconds: the producers' commits, the relay's reads, the inbox. */
+  lightPostgresMicros: number;
+  /** Postgres' CPU per second with the app idle (nothing written): what the relay costs when there is nothing to relay. */
+  idlePostgresMsPerSecond: number;
+}
+
+/**
+ * (f) Both relays side by side, on one Postgres server of the benchmark's own with
+ * wal_level=logical (which both then pay for: the same WAL for everyone), each on a fresh database:
+ * the drain of a backlog written while the app runs, the delay of each message at a light
+ * open-loop load, and the CPU that Postgres (all its processes: the producers' backends, the
+ * relay's, the WAL sender's decoding) spends a message, and a second when idle.
+ */
+export async function relaysSideBySide(options: {
+  events: number;
+  concurrency: number;
+  lightRate: number;
+  loadSeconds: number;
+}): Promise<RelayFigures[]> {
+  phase('(f) both relays: starting a Postgres with wal_level=logical');
+  const server = await LogicalPostgres.start();
+  const cpuMs = () => clusterCpuMs(server.server.postmasterPid());
+  const figures: RelayFigures[] = [];
+  try {
+    for (const relay of RELAYS) {
+      const url = await server.createDatabase(`checkout_bench_${relay}`);
+      await migrateBenchDatabase(url);
+      const app = await startApp(
+        {
+          DATABASE_URL: url,
+          APP_ROLES: 'api,relay,worker',
+          OUTBOX_RELAY: relay,
+          OUTBOX_WORKER_CONCURRENCY: String(options.concurrency),
+        },
+        [BenchModule],
+      );
+      try {
+        if (relay === 'logical') await until(() => app.get(LogicalRelay).reading, 60_000);
+        phase(`(f) ${relay}: idle for 3 s`);
+        const idleAt = cpuMs();
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        const idlePostgresMsPerSecond = (cpuMs() - idleAt) / 3;
+
+        const drainAt = cpuMs();
+        const drainPerSecond = await drainWhileRunning(app, url, options.events, relay);
+        const drainPostgresMicros = ((cpuMs() - drainAt) * 1_000) / options.events;
+
+        const lightAt = cpuMs();
+        const light = await latencyAt(app, options.lightRate, `light-${relay}`, options.loadSeconds, `(f) ${relay}`);
+        const lightPostgresMicros =
+          ((cpuMs() - lightAt) * 1_000) / Math.max(1, Math.round(options.lightRate * options.loadSeconds));
+        figures.push({
+          relay,
+          drainPerSecond,
+          drainPostgresMicros,
+          light,
+          lightPostgresMicros,
+          idlePostgresMsPerSecond,
+        });
+      } finally {
+        await app.close();
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  return figures;
+}
+
+/** Writes `events` rows, 1,000 a transaction, while the app runs; resolves with the rate until the last is handled. */
+async function drainWhileRunning(
+  app: INestApplicationContext,
+  url: string,
+  events: number,
+  relay: Relay,
+): Promise<number> {
+  const consumer = app.get(NoopConsumer);
+  const target = consumer.handled + events;
+  const seed = new DataSource({ type: 'postgres', url });
+  await seed.initialize();
+  phase(`(f) ${relay}: writing ${events} outbox rows while the app runs, until each is handled`);
+  const stopTracking = track(`(f) ${relay}: handled`, events, () => consumer.handled - (target - events));
+  const started = Date.now();
+  try {
+    for (let start = 0; start < events; start += 1_000) {
+      await seed.query(
+        `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
+         SELECT gen_random_uuid(), 'event', $1, g::text,
+                jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
+           FROM generate_series($3::int, $4::int) g`,
+        [BenchHappened.type, payload(0).note, start + 1, Math.min(events, start + 1_000)],
+      );
+    }
+    await until(() => consumer.handled >= target, 600_000);
+  } finally {
+    stopTracking();
+    await seed.destroy();
+  }
+  return events / ((Date.now() - started) / 1_000);
+}
+
+/** CPU time, in ms, of one Postgres server: its postmaster and its children, those that ended included. */
+function clusterCpuMs(postmaster: number | undefined): number {
+  if (!postmaster) return NaN;
+  const processes = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map((pid) => {
+      try {
+        return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((p): p is ProcessTimes => p !== undefined && (p.pid === postmaster || p.parent === postmaster));
+  return (serverTicks(processes, 'postgres') * 1_000) / TICKS_PER_SECOND;
+}
+
+/** Linux's USER_HZ: /proc's times are in hundredths of a second on every architecture Node runs on. */
+const TICKS_PER_SECOND = 100;
+
+/** The rows of the side-by-side table. */
+export function relayRows(figures: RelayFigures[]): string[][] {
+  const ms = (n: number) => `${n.toFixed(1)} ms`;
+  return figures.flatMap((f) => [
+    [`(f) ${f.relay} relay: drain of a backlog written while it runs`, `${f.drainPerSecond.toFixed(0)} events/s`, ''],
+    [
+      `(f) ${f.relay} relay: ${f.light.rate} events/s, delay p50 / p99`,
+      `${ms(f.light.p50)} / ${ms(f.light.p99)}`,
+      `relay stage ${ms(f.light.relay.p50)} / ${ms(f.light.relay.p99)}`,
+    ],
+    [
+      `(f) ${f.relay} relay: Postgres CPU a message, drain / light`,
+      `${f.drainPostgresMicros.toFixed(0)} / ${f.lightPostgresMicros.toFixed(0)} us`,
+      `idle: ${f.idlePostgresMsPerSecond.toFixed(1)} ms of CPU a second`,
+    ],
+  ]);
+}
