@@ -33,6 +33,7 @@ async function overHosts(): Promise<void> {
     log: (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   });
   console.log(formatSummary(summary));
+  console.log(`copies the inbox turned away: ${JSON.stringify(summary.turnedAway)}`);
   console.log(`time to recover after each heal:\n${formatRecoveries(summary.recoveries)}`);
   process.exitCode = chaosFailed(summary) ? 1 : 0;
 }

@@ -5,8 +5,8 @@ import { MODES, SCENARIOS } from '../support/scenarios';
 
 /**
  * The app over hosts of its own (network namespaces on this machine, joined by a bridge): Postgres
- * and Redis on one, the api on another, relay, worker and orchestrator on two more; the test
- * drives the load and runs the SMTP server. Under checkouts of every scenario in both modes, each
+ * and Redis on one, the api on another, relay, worker and orchestrator on two more, a real SMTP
+ * server on one of its own; the test drives the load. Under checkouts of every scenario in both modes, each
  * link is cut in turn (iptables DROP: a partition that hangs, not a refusal) and healed: a worker
  * host from Redis for longer than the job lock, a relay host from Postgres between its push and
  * its commit, an orchestrator host from both, the api host from Postgres. Once quiet, nothing is

@@ -5,7 +5,6 @@ import { type ChaosSummary, CheckoutLoad, settleAndVerify } from './chaos';
 import { eventually } from './eventually';
 import { type Cut, Hosts, POSTGRES_PORT, REDIS_PORT } from './hosts';
 import { ProcessClient } from './process-client';
-import { SmtpSink } from './smtp-sink';
 import { ADMIN_TOKEN } from './test-app';
 
 /** The faults of a run over hosts: four kinds of cut (each healed after a while), and a kill. */
@@ -71,8 +70,8 @@ const ROLES: Record<string, string> = {
 /**
  * The app over hosts (test/support/hosts.ts): Postgres and Redis on host `data`; the `api` role on
  * host `api`; `relay`, `worker` and `orchestrator` on hosts `a` and `b`, one process each (with the
- * api role for the operator's fault rules, not for buyers); this
- * process (the driver) sends the load to the api host and runs the SMTP server the emails go to.
+ * api role for the operator's fault rules, not for buyers); a real SMTP server on host `mail`; this
+ * process (the driver) sends the load to the api host.
  * Under checkouts of every scenario in both modes, links are cut (iptables DROP: packets vanish,
  * connections hang) and healed: a worker host from Redis for longer than the job lock (its jobs go
  * to the other host's worker while it may still commit), a relay host from Postgres while it holds
@@ -85,15 +84,15 @@ const ROLES: Record<string, string> = {
 export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsChaosSummary> {
   const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
-  const rig = await Hosts.create(['data', 'api', ...BACK_HOSTS]);
+  const rig = await Hosts.create(['data', 'api', ...BACK_HOSTS, 'mail']);
   const data = rig.host('data');
   const apps: Record<string, AppProcess | undefined> = {};
   const restarts: Array<Promise<void>> = [];
-  let smtp: SmtpSink | undefined;
+  let smtp: Awaited<ReturnType<Hosts['startSmtpSink']>> | undefined;
   let pool: Pool | undefined;
   try {
     const [postgresUrl, redisUrl] = await Promise.all([rig.startPostgres(data), rig.startRedis(data)]);
-    smtp = await SmtpSink.start(rig.driver.address);
+    smtp = await rig.startSmtpSink(rig.host('mail'));
     const admin = new Client({ connectionString: `${postgresUrl}/postgres` });
     await admin.connect();
     await admin.query('CREATE DATABASE checkout_hosts');
@@ -187,7 +186,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       if (fault === 'worker host cut from Redis') {
         const held = app && (await hold(app, `consumer:${HELD_CONSUMER}:before-commit`, log));
         cut = await rig.cut(host, data, REDIS_PORT);
-        if (held) releaseAfterMs = Math.max(cutMs - 1_000, 2.5 * JOB_LOCK_MS);
+        if (held) releaseAfterMs = Math.min(cutMs, Math.max(cutMs - 1_000, 2.5 * JOB_LOCK_MS));
       } else if (fault === 'relay host cut from Postgres between push and commit') {
         const held = app && (await hold(app, 'relay.after-push', log));
         cut = await rig.cut(host, data, POSTGRES_PORT);
@@ -200,7 +199,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         await pause(releaseAfterMs);
         await release(app!);
       }
-      await pause(cutMs - (Date.now() - cutAt));
+      await pause(Math.max(0, cutMs - (Date.now() - cutAt)));
       await rig.heal(cut);
       return { at: Date.now(), accepted: load.checkouts.length };
     };
@@ -218,10 +217,13 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         await recovery(fault, host, options.cutMs, await cutAndHeal(fault, host, options.cutMs));
       }
     } else {
-      const until = startedAt + (options.durationMs ?? 120_000);
+      const until = Date.now() + (options.durationMs ?? 120_000);
+      const deck: HostsFault[] = [];
       while (Date.now() < until) {
         await pause(options.faultEveryMs ?? 3_000);
-        const fault = HOSTS_FAULTS[Math.floor(Math.random() * HOSTS_FAULTS.length)];
+        // Every kind in each round, in a random order.
+        if (deck.length === 0) deck.push(...[...HOSTS_FAULTS].sort(() => Math.random() - 0.5));
+        const fault = deck.pop()!;
         const back = BACK_HOSTS[Math.floor(Math.random() * BACK_HOSTS.length)];
         if (fault === 'kill') {
           const app = apps[back];
@@ -235,7 +237,9 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         }
         const host = fault === 'api host cut from Postgres' ? 'api' : back;
         if (fault === 'relay host cut from Postgres between push and commit' && !apps[host]) continue;
-        const cutMs = Math.round(options.cutMs * (0.5 + Math.random()));
+        // A worker's cut from Redis outlasts its job lock (and the hold's release after it).
+        const least = fault === 'worker host cut from Redis' ? 3 * JOB_LOCK_MS : 0;
+        const cutMs = Math.max(least, Math.round(options.cutMs * (0.5 + Math.random())));
         measuring.push(recovery(fault, host, cutMs, await cutAndHeal(fault, host, cutMs)));
       }
     }
@@ -269,7 +273,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
     await Promise.allSettled(restarts);
     await Promise.all(Object.values(apps).flatMap((app) => (app ? [app.stop()] : [])));
     await pool?.end();
-    await smtp?.stop();
+    smtp?.stop();
     await rig.destroy();
   }
 }
@@ -306,7 +310,7 @@ async function release(app: AppProcess): Promise<void> {
 function describeRig(rig: Hosts): string {
   return ['data', 'api', ...BACK_HOSTS]
     .map((name) => `${name} ${rig.host(name).address} (${name === 'data' ? 'Postgres, Redis' : ROLES[name]})`)
-    .concat(`driver ${rig.driver.address} (load, SMTP server)`)
+    .concat(`mail ${rig.host('mail').address} (SMTP server)`, `driver ${rig.driver.address} (load)`)
     .join('; ');
 }
 

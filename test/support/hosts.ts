@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import IORedis from 'ioredis';
 import { AppProcess } from './app-process';
 import { eventually } from './eventually';
 import { BIN, postgresUser } from './postgres-pair';
+import type { ReceivedMail } from './smtp-sink';
 
 const run = promisify(execFile);
 
@@ -240,6 +242,48 @@ export class Hosts {
       { timeoutMs: 30_000, intervalMs: 100, what: `Redis on ${host.name}` },
     );
     return url;
+  }
+
+  /**
+   * A real SMTP server as a process on `host` (test/support/smtp-sink-main.ts), listening on the
+   * host's address: `received` fills as it takes each message, whatever the apps' tables say.
+   */
+  async startSmtpSink(host: Host): Promise<{ url: string; received: ReceivedMail[]; stop: () => void }> {
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        host.netns,
+        process.execPath,
+        '-r',
+        '@swc-node/register',
+        join(__dirname, 'smtp-sink-main.ts'),
+        host.address,
+      ],
+      { cwd: join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    this.children.push(child);
+    const received: ReceivedMail[] = [];
+    const url = new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`the SMTP sink on ${host.name} exited (${code})`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const parsed = JSON.parse(line) as {
+          url?: string;
+          from: string;
+          to: string[];
+          headers: Array<[string, string]>;
+        };
+        if (parsed.url) resolve(parsed.url);
+        else received.push({ from: parsed.from, to: parsed.to, headers: new Map(parsed.headers), raw: '' });
+      });
+    });
+    const timeout = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    try {
+      return { url: await url, received, stop: () => child.kill('SIGKILL') };
+    } finally {
+      clearTimeout(timeout);
+    }
   }
 
   /** The app as a process on `host` (its own PORT, 3000), reached at the host's address. */
