@@ -4,8 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../../src/infra/context/message-context';
 import { sendWithNext } from '../../src/infra/database/app-pg-client';
-import { crashNow } from '../../src/infra/faults/faults';
-import { CRASH_AFTER_COMMIT, StepFaults } from '../../src/infra/faults/step-faults';
+import { Hooks } from '../../src/infra/hooks/hooks';
 import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.handler';
 import { authorizePaymentStep } from '../../src/modules/billing/authorize-payment/authorize-payment.step';
 import { CapturePayment } from '../../src/modules/billing/capture-payment/capture-payment.handler';
@@ -35,7 +34,7 @@ export class PeerSteps {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
-    private readonly faults: StepFaults,
+    private readonly hooks: Hooks,
     private readonly verifyUser: VerifyUser,
     private readonly authorizePayment: AuthorizePayment,
     private readonly grantAccess: GrantAccess,
@@ -57,10 +56,11 @@ export class PeerSteps {
     reason?: string,
     alsoInTransaction?: (next: Next) => Promise<void>,
   ): Promise<Next> {
-    const faultDecisions = new Map<string, string | undefined>();
+    // The step's turning points as a delivery's: what it decided to crash after the commit, it does then.
+    const hooks = this.hooks.delivery(`peer:${step}`);
     const next = await this.cls.run({ ifNested: 'override' }, () => {
       this.cls.set('correlationId', checkout.correlationId);
-      this.cls.set('faultDecisions', faultDecisions);
+      this.cls.set('deliveryHooks', hooks);
       return this.txHost.withTransaction(async () => {
         const next = after(step, await this.perform(checkout, step), reason);
         // With the COMMIT, as our saga's progress goes; a final status stays final, whatever runs again.
@@ -75,8 +75,7 @@ export class PeerSteps {
         return next;
       });
     });
-    const crashAt = faultDecisions.get(CRASH_AFTER_COMMIT);
-    if (crashAt) crashNow(crashAt);
+    hooks.afterCommit();
     return next;
   }
 
@@ -86,17 +85,17 @@ export class PeerSteps {
     const paymentMethod = checkout.paymentMethod as PaymentMethod;
     // `<checkout>:<action>`, the same for an action and its compensation, as our saga gives it.
     const idempotencyKey = stepKey(checkoutId, step);
-    const forward = async <R>(refusal: R | undefined, work: () => Promise<R>): Promise<R> => {
-      const run = await this.faults.run(step, work, refusal);
+    const forward = async <R>(refuse: ((reason: string) => R) | undefined, work: () => Promise<R>): Promise<R> => {
+      const run = await this.hooks.step({ name: step, refuse }, work);
       // Timeouts are our saga's faults (an answer lost): a peer has no answer to lose.
       if (run.result === undefined) throw new Error(`${step}: the peers take crash and fail faults only`);
       return run.result;
     };
     switch (step) {
       case 'identity.verify-user':
-        return forward(verifyUserStep.refusal, () => this.verifyUser.verify(userId));
+        return forward(verifyUserStep.refuse, () => this.verifyUser.verify(userId));
       case 'billing.authorize-payment':
-        return forward(authorizePaymentStep.refusal, () =>
+        return forward(authorizePaymentStep.refuse, () =>
           this.authorizePayment.execute({
             checkoutId,
             userId,
@@ -106,19 +105,19 @@ export class PeerSteps {
           }),
         );
       case 'content.grant-access':
-        return forward(grantAccessStep.refusal, () =>
+        return forward(grantAccessStep.refuse, () =>
           this.grantAccess.execute({ checkoutId, userId, planId, idempotencyKey }),
         );
       case 'billing.capture-payment':
-        return forward(capturePaymentStep.refusal, () => this.capturePayment.execute({ checkoutId, idempotencyKey }));
+        return forward(capturePaymentStep.refuse, () => this.capturePayment.execute({ checkoutId, idempotencyKey }));
       case 'content.activate-access':
         return forward(undefined, () => this.activateAccess.execute({ checkoutId }));
       case 'notifications.send-welcome-email':
         return forward(undefined, () => this.sendWelcomeEmail.execute({ checkoutId, userId, planId }));
       case 'content.revoke-access':
-        return this.faults.compensate(step, () => this.revokeAccess.execute({ checkoutId, idempotencyKey }));
+        return this.hooks.compensation(step, () => this.revokeAccess.execute({ checkoutId, idempotencyKey }));
       case 'billing.void-authorization':
-        return this.faults.compensate(step, () => this.voidAuthorization.execute({ checkoutId, idempotencyKey }));
+        return this.hooks.compensation(step, () => this.voidAuthorization.execute({ checkoutId, idempotencyKey }));
     }
   }
 }

@@ -24,7 +24,5 @@ export async function ledgerDelivery(app: TestApp, entryId: string, handle: Mess
       where: {},
       handle,
     },
-    injectedFault: false,
-    faultDecisions: new Map(),
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ClsServiceManager, ClsStore } from 'nestjs-cls';
+import type { DeliveryHooks } from '../hooks/hooks';
 
 export const CORRELATION_HEADER = 'x-correlation-id';
 
@@ -14,8 +15,8 @@ export interface MessageContext extends ClsStore {
    * example which coordination style runs a checkout).
    */
   headers?: Record<string, string>;
-  /** Fault decisions of the delivery being handled (see Inbox): the same on a re-run. */
-  faultDecisions?: Map<string, string | undefined>;
+  /** The turning points of the delivery being handled (see Inbox), which its steps' hooks may share. */
+  deliveryHooks?: DeliveryHooks;
 }
 
 const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
-import { InjectedFault } from '../faults/faults';
+import type { DeliveryHooks } from '../hooks/hooks';
 import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
 import { AnsweredFailure } from './answered-failure';
 import { type Delivery, type OutboxMessage, parsePayload } from './message';
@@ -30,19 +30,11 @@ export interface InboxDelivery {
   subscription: InboxConsumer;
   /** Runs in its own transaction, as an `exclusive` consumer's deliveries do (one suspected of killing its worker). */
   alone?: boolean;
-  /** An injected `consumer:<name>` fault fires on this attempt. */
-  injectedFault: boolean;
   /**
-   * Called once the handler returned, so that only a delivery the handler ran spends the rule: an
-   * injected `consumer:<name>:before-commit` crash fires (or a hold waits) here. A copy that the
-   * inbox finds already handled never calls it.
+   * The delivery's turning points (src/infra/hooks), the same set while it is handled again alone
+   * after its shared transaction failed. Without them, nothing steps in.
    */
-  beforeCommit?: () => Promise<void>;
-  /**
-   * Fault decisions taken while handling this delivery attempt, kept so that running it again
-   * (alone, after its shared transaction failed) takes the same ones.
-   */
-  faultDecisions: Map<string, string | undefined>;
+  hooks?: DeliveryHooks;
   /** The trace context of the delivery's span, which the inbox's transaction links to. */
   traceContext?: Record<string, string>;
   /**
@@ -264,19 +256,19 @@ export class Inbox {
    * hopelessly (InvalidPayloadError).
    */
   private runHandler(item: InboxDelivery, message: OutboxMessage, headers: Record<string, string>): Promise<unknown> {
-    const { subscription, injectedFault, faultDecisions } = item;
+    const { subscription, hooks } = item;
     const { payload, ...rest } = message;
     const delivery: Delivery = { ...rest, headers, consumer: item.consumer, attempt: item.attempt };
     return this.cls.run({ ifNested: 'inherit' }, async () => {
       this.cls.set('correlationId', delivery.correlationId);
       this.cls.set('causationId', delivery.id);
       this.cls.set('headers', delivery.headers);
-      this.cls.set('faultDecisions', faultDecisions);
-      if (injectedFault) throw new InjectedFault(`consumer:${delivery.consumer}`);
+      this.cls.set('deliveryHooks', hooks);
+      hooks?.beforeHandler();
       const contract = subscription.contracts.find((candidate) => candidate.type === message.type)!;
       const parsed = parsePayload(contract, payload);
       await continueTrace(delivery.headers, () => subscription.handle(parsed, delivery));
-      await item.beforeCommit?.();
+      await hooks?.beforeCommit();
     });
   }
 }

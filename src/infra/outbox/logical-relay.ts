@@ -4,7 +4,6 @@ import {
   Injectable,
   Logger,
   type OnApplicationBootstrap,
-  type OnModuleInit,
 } from '@nestjs/common';
 import { writeSync } from 'node:fs';
 import { Client } from 'pg';
@@ -14,7 +13,7 @@ import { databaseConfig, type DatabaseConfig } from '../../config/database.confi
 import { DatabaseConnector } from '../database/database.connector';
 import { isTimeout } from '../database/timeouts';
 import { describeError } from '../errors';
-import { Faults } from '../faults/faults';
+import { Hooks } from '../hooks/hooks';
 import { AppRoles } from '../roles/app-roles';
 import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
@@ -47,7 +46,7 @@ const RETRY_MS = 1_000;
  * rows are marked published.
  */
 @Injectable()
-export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('LogicalRelay');
   readonly slot: string;
   private readonly lockKey: string;
@@ -64,23 +63,13 @@ export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, Befor
     private readonly connector: DatabaseConnector,
     private readonly relay: OutboxRelay,
     private readonly metrics: OutboxMetrics,
-    private readonly faults: Faults,
+    private readonly hooks: Hooks,
     private readonly roles: AppRoles,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
     @Inject(databaseConfig.KEY) private readonly database: DatabaseConfig,
   ) {
     this.slot = slotNameFor(config.slotName, database.directUrl);
     this.lockKey = `outbox-relay:${this.slot}`;
-  }
-
-  onModuleInit(): void {
-    if (this.config.relay !== 'logical') return;
-    this.faults.declare({
-      point: 'relay.before-confirm',
-      actions: ['fail', 'crash'],
-      description:
-        'the logical relay fails (or its process dies) after pushing a batch and marking it published, before confirming its position to the slot',
-    });
   }
 
   onApplicationBootstrap(): void {
@@ -210,7 +199,7 @@ export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, Befor
           for (let start = 0; start < ids.length; start += this.config.relayBatchSize) {
             await this.publish(ids.slice(start, start + this.config.relayBatchSize));
           }
-          this.faults.failIfInjected('relay.before-confirm');
+          this.hooks.confirming();
           confirm(taken[taken.length - 1].endLsn);
         }
       } catch (error) {
@@ -287,7 +276,7 @@ export class LogicalRelay implements OnModuleInit, OnApplicationBootstrap, Befor
         const order = new Map(ids.map((id, index) => [id, index]));
         rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
         if (rows.length > 0) await this.relay.pushRows(rows);
-        await this.faults.failOrHoldIfInjected('relay.after-push');
+        await this.hooks.pushed();
         return rows.length;
       })
       .then((count) => this.metrics.slotRelayed.inc(count))

@@ -10,8 +10,7 @@ import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
-import { crashNow, Faults } from '../faults/faults';
-import { CRASH_AFTER_COMMIT } from '../faults/step-faults';
+import { Hooks } from '../hooks/hooks';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog } from './consumer-catalog';
@@ -79,7 +78,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly cls: ClsService<MessageContext>,
     private readonly deliveryLog: DeliveryLog,
     private readonly metrics: OutboxMetrics,
-    private readonly faults: Faults,
+    private readonly hooks: Hooks,
     private readonly redis: RedisConnections,
     private readonly roles: AppRoles,
     private readonly connector: DatabaseConnector,
@@ -90,14 +89,6 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   /** Runs after Subscriptions has discovered the handlers, which it does in its own onModuleInit. */
   onApplicationBootstrap(): void {
-    for (const consumer of this.subscriptions.consumers()) {
-      this.faults.declare({ point: `consumer:${consumer}`, actions: ['fail'], description: `${consumer} throws` });
-      this.faults.declare({
-        point: `consumer:${consumer}:before-commit`,
-        actions: ['crash', 'hold'],
-        description: `${consumer}: the process dies (or holds until the rules are cleared) after the handler, before the inbox commit`,
-      });
-    }
     const queues = this.subscriptions.queues((role) => this.roles.has(role));
     if (queues.length === 0) return;
     void this.connector.ready
@@ -317,16 +308,14 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     let outcome: ConsumeOutcome = 'retried';
     let failure: unknown;
     try {
-      const faultDecisions = new Map<string, string | undefined>();
+      const hooks = this.hooks.delivery(named.consumer);
       const handled = await this.inbox.handle({
         id: named.id,
         consumer: named.consumer,
         attempt,
         subscription,
         alone,
-        injectedFault: this.faults.take(`consumer:${named.consumer}`) === 'fail',
-        beforeCommit: () => this.faults.failOrHoldIfInjected(`consumer:${named.consumer}:before-commit`),
-        faultDecisions,
+        hooks,
         traceContext: trace.context,
         onRead: (read) => {
           message = read;
@@ -334,8 +323,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         },
       });
       outcome = handled === 'unrouted' ? 'refused' : handled;
-      const crashAt = faultDecisions.get(CRASH_AFTER_COMMIT);
-      if (crashAt) crashNow(crashAt);
+      hooks.afterCommit();
     } catch (error) {
       failure = error;
       if (isUnreachable(error)) {

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
+import { StepCatalog } from '../steps/step-catalog';
 import { StepRunner } from '../steps/step-runner';
 import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
 import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
@@ -66,7 +67,17 @@ import { TransportHistory } from './transport-history';
     Housekeeping,
     TransportHistory,
     StepRunner,
+    StepCatalog,
   ],
-  exports: [OutboxPublisher, Subscriptions, OutboxQueues, DeadLetters, TransportHistory, StepRunner, QueuePrefix],
+  exports: [
+    OutboxPublisher,
+    Subscriptions,
+    OutboxQueues,
+    DeadLetters,
+    TransportHistory,
+    StepRunner,
+    StepCatalog,
+    QueuePrefix,
+  ],
 })
 export class OutboxModule {}

@@ -1,15 +1,9 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseConnector } from '../database/database.connector';
 import { PgListener } from '../database/pg-listener';
-import { Faults } from '../faults/faults';
+import { Hooks } from '../hooks/hooks';
 import { AppRoles } from '../roles/app-roles';
 import type { PeriodicTask } from '../scheduling/periodic-task';
 import { PeriodicTasks } from '../scheduling/periodic-tasks';
@@ -41,7 +35,7 @@ export const OUTBOX_CHANNEL = 'outbox_messages';
  * becomes the reader, for rows written before its slot existed (ADR 0079).
  */
 @Injectable()
-export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   /** Only with OUTBOX_RELAY=polling. */
   private readonly task?: PeriodicTask;
   private listener?: PgListener;
@@ -52,7 +46,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
     private readonly queues: OutboxQueues,
     private readonly catalog: ConsumerCatalog,
     private readonly metrics: OutboxMetrics,
-    private readonly faults: Faults,
+    private readonly hooks: Hooks,
     private readonly roles: AppRoles,
     tasks: PeriodicTasks,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
@@ -64,20 +58,6 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         runAtStart: true,
       });
     }
-  }
-
-  onModuleInit(): void {
-    this.faults.declare({
-      point: 'relay.after-push',
-      actions: ['fail', 'crash', 'hold'],
-      description:
-        'the relay fails (or its process dies, or it holds until the rules are cleared) after pushing a batch and before marking it published',
-    });
-    this.faults.declare({
-      point: 'relay.push',
-      actions: ['duplicate'],
-      description: 'the relay pushes every job twice, under two job ids, so that every consumer gets it twice',
-    });
   }
 
   /** Other processes' commits reach this relay by NOTIFY. */
@@ -136,7 +116,7 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
         await this.pushRows(rows);
 
         // Marked already, in this transaction: failing here rolls the mark back.
-        await this.faults.failOrHoldIfInjected('relay.after-push');
+        await this.hooks.pushed();
         return rows.length;
       })
       .catch((error: unknown) => {
@@ -164,12 +144,12 @@ export class OutboxRelay implements OnModuleInit, OnApplicationBootstrap, Before
       }));
     });
     // One job per queue (per OUTBOX_CONSUMER_BATCH_SIZE deliveries): its deliveries share a group commit.
-    const jobs = jobsFor(deliveries, this.config.consumerBatchSize);
-    const duplicate = this.faults.take('relay.push') === 'duplicate';
-    const copies = duplicate ? jobs.map((j) => ({ ...j, jobId: `${j.jobId}--copy` })) : [];
-    await tracing.push(() => this.queues.push([...jobs, ...copies]));
-    for (const { queue } of duplicate ? [...deliveries, ...deliveries] : deliveries) {
-      this.metrics.relayed.inc({ queue });
-    }
+    const jobs = this.hooks.pushing(jobsFor(deliveries, this.config.consumerBatchSize), (job) => ({
+      ...job,
+      jobId: `${job.jobId}--copy`,
+    }));
+    await tracing.push(() => this.queues.push(jobs));
+    for (const { queue, job } of jobs)
+      this.metrics.relayed.inc({ queue }, 'deliveries' in job ? job.deliveries.length : 1);
   }
 }

@@ -1,2 +1,3 @@
-export type { CommandStep, Compensation, Step, StepFailure, StepInput } from './step';
+export type { CommandStep, Compensation, Step, StepFailure, StepInput, StepRun } from './step';
+export { StepCatalog } from './step-catalog';
 export { StepRunner } from './step-runner';

@@ -1,25 +1,25 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { describeError } from '../errors';
-import { StepFaults, type StepRun } from '../faults/step-faults';
+import { Hooks } from '../hooks/hooks';
 import type { Answer } from '../outbox/answer';
 import { AnsweredFailure } from '../outbox/answered-failure';
 import { OutboxPublisher } from '../outbox/outbox.publisher';
-import type { CommandStep, Compensation, Step, StepCommandInput, StepInput } from './step';
+import type { CommandStep, Compensation, Step, StepCommandInput, StepInput, StepRun } from './step';
 
 /**
  * Carries out a participant's steps, as its reactions and command handlers ask, the same way for
- * every step: the step's faults first (StepFaults), then its work, then its answer, published in
- * the delivery's transaction on the process's aggregate. The use cases know nothing of faults or
- * answers, and their adapters only map a message to the step's input.
+ * every step: its work, then its answer, published in the delivery's transaction on the process's
+ * aggregate. The use cases know nothing of answers, and their adapters only map a message to the
+ * step's input.
  */
 @Injectable()
 export class StepRunner {
   private readonly logger = new Logger('StepRunner');
 
   constructor(
-    private readonly faults: StepFaults,
     private readonly outbox: OutboxPublisher,
+    private readonly hooks: Hooks,
   ) {}
 
   /**
@@ -43,8 +43,8 @@ export class StepRunner {
 
   /**
    * Orchestration: the work runs in the delivery's transaction and is answered every time (the
-   * orchestrator may have missed the first answer), unless an injected timeout swallows the
-   * answer. If the work throws, its writes are undone and the step's failure answers instead,
+   * orchestrator may have missed the first answer), unless the run says its participant answers
+   * nothing. If the work throws, its writes are undone and the step's failure answers instead,
    * committed with the inbox row (AnsweredFailure), so that the orchestrator (which knows the
    * process) decides whether to retry, undo or ask a person. Postgres out of reach is not the
    * step's failure: it is left to the transport, which postpones the delivery.
@@ -73,13 +73,13 @@ export class StepRunner {
     }
   }
 
-  /** The work under the step's fault rules: a compensation's (it may throw) or a step's (all of them). */
+  /** The work, through the seam's hooks (src/infra/hooks). */
   private async perform<I extends StepInput, R>(
     step: Step<I, R> | Compensation<I, R>,
     work: () => Promise<R>,
   ): Promise<StepRun<R>> {
-    if (step.kind === 'compensation') return { answered: true, result: await this.faults.compensate(step.name, work) };
-    return this.faults.run(step.name, work, step.refusal);
+    if (step.kind === 'compensation') return { answered: true, result: await this.hooks.compensation(step.name, work) };
+    return this.hooks.step(step, work);
   }
 
   private async publish({ contract, payload }: Answer, checkoutId: string): Promise<void> {

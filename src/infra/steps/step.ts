@@ -1,6 +1,12 @@
 import type { Answer } from '../outbox/answer';
 import type { MessageContract } from '../outbox/message';
 
+/** A step's run: its result, and whether its participant answers (false: it says nothing). */
+export interface StepRun<R> {
+  answered: boolean;
+  result?: R;
+}
+
 /** What every input of a step names: the business process it belongs to, whose answers are about it. */
 export interface StepInput {
   checkoutId: string;
@@ -21,19 +27,19 @@ export interface StepFailure {
 
 /**
  * One step of a business process as its participant carries it out, declared once in the step's
- * slice: everything about it that is not its use case. The runner (StepRunner) reads it to apply
- * the step's faults and to say its answer, the same way in a choreography's reaction and in an
+ * slice: everything about it that is not its use case. The runner (StepRunner) reads it to say
+ * its answer, the same way in a choreography's reaction and in an
  * orchestrator's command, so that the use case knows nothing of either.
  */
 export interface Step<I extends StepInput, R> {
   readonly kind?: 'step';
-  /** The step's name in the saga, `<module>.<action>`; also its fault points, `step:<name>...`. */
+  /** The step's name in the saga, `<module>.<action>`. */
   readonly name: string;
   /**
-   * What an injected `fail` makes the step answer: its business refusal (a declined card). A step
-   * that cannot say no has none: `fail` then throws, and is retried like any failure.
+   * How the step says no, for a reason: its business refusal (a declined card). A step that cannot
+   * say no (an activation, an email) has none.
    */
-  readonly refusal?: R;
+  readonly refuse?: (reason: string) => R;
   /**
    * The message that announces a result. It may throw, where a result is a failure rather than
    * an answer. A step without one announces nothing.
@@ -52,10 +58,7 @@ export interface Step<I extends StepInput, R> {
 /** A step that an orchestrator can command: it has a failure to tell. */
 export type CommandStep<I extends StepInput, R> = Step<I, R> & { readonly failure: MessageContract<StepFailure> };
 
-/**
- * The undoing of a step, declared like a step. Its one fault point is `compensation:<name>`,
- * where `fail` makes it throw; it cannot refuse, and it always has an answer.
- */
+/** The undoing of a step, declared like a step. It cannot refuse, and it always has an answer. */
 export interface Compensation<I extends StepInput, R> {
   readonly kind: 'compensation';
   readonly name: string;

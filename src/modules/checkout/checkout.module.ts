@@ -1,7 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { StepFaults } from '../../infra/faults/step-faults';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { StepCatalog } from '../../infra/steps';
 import { BillingModule } from '../billing';
 import { ContentModule } from '../content';
 import { checkoutConfig } from './checkout.config';
@@ -77,10 +77,10 @@ import { StartCheckout } from './start-checkout/start-checkout.handler';
   ],
 })
 export class CheckoutModule implements OnModuleInit {
-  constructor(private readonly stepFaults: StepFaults) {}
+  constructor(private readonly steps: StepCatalog) {}
 
-  /** The checkout's steps are the fault points `step:<step>` and `compensation:<step>`, in both modes. */
+  /** The checkout's steps and compensations, the same in both modes. */
   onModuleInit(): void {
-    this.stepFaults.declare(FORWARD_STEPS, COMPENSATION_STEPS);
+    this.steps.declare(FORWARD_STEPS, COMPENSATION_STEPS);
   }
 }

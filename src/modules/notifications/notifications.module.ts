@@ -2,7 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
 import { DatabaseModule } from '../../infra/database/database.module';
-import { StepFaults } from '../../infra/faults/step-faults';
+import { StepCatalog } from '../../infra/steps';
 import { IdentityModule } from '../identity';
 import { CorrectWelcomeEmail } from './correct-welcome-email/correct-welcome-email.handler';
 import { CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-welcome-email.reaction';
@@ -50,10 +50,10 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
   exports: [SendWelcomeEmail],
 })
 export class NotificationsModule implements OnModuleInit {
-  constructor(private readonly stepFaults: StepFaults) {}
+  constructor(private readonly steps: StepCatalog) {}
 
-  /** The correction after a refund has the fault points of a step, as the welcome has through the checkout's. */
+  /** The correction after a refund is a step of this module's, as the welcome is one of the checkout's. */
   onModuleInit(): void {
-    this.stepFaults.declare([correctWelcomeEmailStep.name], []);
+    this.steps.declare([correctWelcomeEmailStep.name]);
   }
 }

@@ -6,7 +6,7 @@ import type { AuthorizeOutcome, AuthorizePaymentInput } from './authorize-paymen
 /** Holding the price on the card: refused as a declined card, announced as authorized or declined. */
 export const authorizePaymentStep: CommandStep<AuthorizePaymentInput, AuthorizeOutcome> = {
   name: 'billing.authorize-payment',
-  refusal: { outcome: 'declined', reason: 'injected-refusal', isNew: true },
+  refuse: (reason) => ({ outcome: 'declined', reason, isNew: true }),
   answer: ({ checkoutId }, result) =>
     result.outcome === 'authorized'
       ? answer(PaymentAuthorized, result.payment)

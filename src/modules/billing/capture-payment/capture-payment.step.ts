@@ -6,7 +6,7 @@ import type { CaptureOutcome, CapturePaymentInput } from './capture-payment.hand
 /** Taking the money (the pivot): refused as a declined capture, announced as captured or declined. */
 export const capturePaymentStep: CommandStep<CapturePaymentInput, CaptureOutcome> = {
   name: 'billing.capture-payment',
-  refusal: { outcome: 'declined', reason: 'injected-refusal', isNew: true },
+  refuse: (reason) => ({ outcome: 'declined', reason, isNew: true }),
   answer: ({ checkoutId }, result) =>
     result.outcome === 'captured'
       ? answer(PaymentCaptured, result.payment)

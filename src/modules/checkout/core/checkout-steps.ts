@@ -68,7 +68,7 @@ const because = (_checkout: CheckoutRow, reason: string) => ({ reason });
  * then the irreversible capture, and after it only steps that cannot refuse), and the messages of
  * each.
  * Adding a step is adding its row here, in its place; the saga, the orchestrator's subscriptions
- * and answers, the choreography's progress, the fault points and the operator's resume all follow.
+ * and answers, the choreography's progress, the step catalog and the operator's resume all follow.
  */
 export const CHECKOUT_STEPS = [
   {

@@ -3,10 +3,7 @@ import type { CommandStep } from '../../../infra/steps';
 import { AccessActivated, ContentStepFailed } from '../contracts';
 import type { ActivateAccessInput, ActivateOutcome } from './activate-access.handler';
 
-/**
- * Making the provisional access active, after the money was taken. It cannot say no, so it has no
- * refusal: an injected `fail` is a failure, retried like any other.
- */
+/** Making the provisional access active, after the money was taken. It cannot say no. */
 export const activateAccessStep: CommandStep<ActivateAccessInput, ActivateOutcome> = {
   name: 'content.activate-access',
   answer: ({ checkoutId }, { entitlementId, userId, planId }) =>

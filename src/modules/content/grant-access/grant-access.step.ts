@@ -6,7 +6,7 @@ import type { GrantAccessInput, GrantOutcome } from './grant-access.handler';
 /** Reserving the plan for the buyer: refused as a plan it cannot have, announced as granted or refused. */
 export const grantAccessStep: CommandStep<GrantAccessInput, GrantOutcome> = {
   name: 'content.grant-access',
-  refusal: { outcome: 'refused', reason: 'injected-refusal', isNew: true },
+  refuse: (reason) => ({ outcome: 'refused', reason, isNew: true }),
   answer: ({ checkoutId, userId, planId }, result) =>
     result.outcome === 'granted'
       ? answer(AccessGranted, { checkoutId, entitlementId: result.entitlementId, userId, planId })

@@ -13,7 +13,7 @@ export const BuyerVerified = defineEvent('identity.buyer-verified.v1', BuyerVeri
 export class BuyerRejectedPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() userId!: string;
-  /** `unknown-user` or `user-blocked` (or an injected refusal's reason). */
+  /** `unknown-user` or `user-blocked` (or the reason the step was told to refuse with). */
   @IsString() @MaxLength(200) reason!: string;
 }
 /** The buyer of a checkout may not buy: nothing else may happen to that checkout. */

@@ -1,8 +1,7 @@
 export type UserStatus = 'active' | 'blocked';
 
-export type BuyerVerdict =
-  | { verified: true; country: string }
-  | { verified: false; reason: 'unknown-user' | 'user-blocked' | 'injected-refusal' };
+/** A refused buyer's reason: `unknown-user`, `user-blocked`, or the reason of a refusal the step was told to give. */
+export type BuyerVerdict = { verified: true; country: string } | { verified: false; reason: string };
 
 /** Who may buy: a user who exists and is not blocked. Verifying changes nothing. */
 export function verifyBuyer(user: { status: UserStatus; country: string } | undefined): BuyerVerdict {

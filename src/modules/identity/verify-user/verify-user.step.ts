@@ -14,7 +14,7 @@ export interface VerifyUserInput {
  */
 export const verifyUserStep: CommandStep<VerifyUserInput, BuyerVerdict> = {
   name: 'identity.verify-user',
-  refusal: { verified: false, reason: 'injected-refusal' },
+  refuse: (reason) => ({ verified: false, reason }),
   answer: ({ checkoutId, userId }, verdict) =>
     verdict.verified
       ? answer(BuyerVerified, { checkoutId, userId, country: verdict.country })

@@ -3,10 +3,7 @@ import type { CommandStep } from '../../../infra/steps';
 import { NotificationsStepFailed, WelcomeEmailSent } from '../contracts';
 import type { SendWelcomeEmailInput, WelcomeOutcome } from './send-welcome-email.handler';
 
-/**
- * Welcoming the buyer, announced as sent. An email cannot say no, so it has no refusal: an
- * injected `fail` is a failure, retried like any other.
- */
+/** Welcoming the buyer, announced as sent. An email cannot say no. */
 export const sendWelcomeEmailStep: CommandStep<SendWelcomeEmailInput, WelcomeOutcome> = {
   name: 'notifications.send-welcome-email',
   answer: ({ checkoutId }, { emailId }) => answer(WelcomeEmailSent, { checkoutId, emailId }),
