@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { Client, Pool } from 'pg';
-import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
+import { LATE_AFTER_MS, LogicalRelay } from '../../src/infra/outbox/logical-relay';
 import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
 import { logicalRelayProblems, slotNameFor } from '../../src/infra/outbox/replication-slot';
 import { AppProcess } from '../support/app-process';
@@ -91,6 +92,86 @@ describe('The logical relay', () => {
       await plain.end();
     }
   }, 150_000);
+
+  it('when a commit reaches the slot seconds before it is visible (it waits for a synchronous standby), then its message is relayed once it is', async () => {
+    const name = 'logical_late_test';
+    const url = await postgres.createDatabase(name);
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    // Only a session that asks for it waits for a standby: the app's commit locally.
+    await admin.query(`ALTER DATABASE ${name} SET synchronous_commit = local`);
+    const app = await TestApp.start({ database: TestDatabase.at(url), env: { ...ENV, SMTP_URL: sink.url } });
+    apps.push(app);
+    await app.ready();
+    await eventually(() => expect(app.get(LogicalRelay).reading).toBe(true), { timeoutMs: 30_000, what: 'the reader' });
+    const producer = new Client({ connectionString: url });
+    await producer.connect();
+    try {
+      await admin.query(`ALTER SYSTEM SET synchronous_standby_names = 'nobody'`);
+      await admin.query(`SELECT pg_reload_conf()`);
+      await producer.query(`SET synchronous_commit = on`);
+      // A reload reaches each session on its own time: this one must wait before its INSERT.
+      await eventually(
+        async () => {
+          const { rows } = await producer.query<{ synchronous_standby_names: string }>(
+            `SHOW synchronous_standby_names`,
+          );
+          expect(rows[0].synchronous_standby_names).toBe('nobody');
+        },
+        { what: 'the producer to wait for a standby' },
+      );
+      const {
+        rows: [{ pid }],
+      } = await producer.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+      // Written and carried by the slot at once, visible only once the wait for a standby ends. The
+      // server starts waiting for standbys once its checkpointer has read the new setting: until
+      // then a commit does not wait, and is tried again.
+      const waitsForAStandby = async () =>
+        (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event = 'SyncRep'`, [pid]))
+          .rowCount === 1;
+      const gaveUp = logs.lines.filter((line) => /are not in the outbox/.test(String(line.msg))).length;
+      let id = '';
+      let committed: Promise<unknown> | undefined;
+      for (let tries = 0; !committed; tries++) {
+        expect(tries).toBeLessThan(50);
+        id = randomUUID();
+        let done = false;
+        const insert = producer
+          .query(
+            `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id)
+             VALUES ($1, 'event', 'lab.late-row.v1', 'late', '{}', 'late')`,
+            [id],
+          )
+          .finally(() => (done = true));
+        while (!done && !(await waitsForAStandby())) await new Promise((resolve) => setTimeout(resolve, 20));
+        if (done) await insert;
+        else committed = insert;
+      }
+      await eventually(
+        () =>
+          expect(logs.lines.filter((line) => /are not in the outbox/.test(String(line.msg))).length).toBe(gaveUp + 1),
+        { timeoutMs: 15_000, what: 'the relay to give up looking for the row' },
+      );
+      await admin.query(`SELECT pg_cancel_backend($1)`, [pid]);
+      await committed;
+      const published = () =>
+        admin
+          .query<{ published: boolean }>(
+            `SELECT published_at IS NOT NULL AS published FROM outbox.messages WHERE id = $1`,
+            [id],
+          )
+          .then(({ rows }) => rows[0]?.published);
+      expect(await published()).toBe(false);
+      await eventually(async () => expect(await published()).toBe(true), {
+        timeoutMs: LATE_AFTER_MS * 3,
+        what: 'the late row to be relayed',
+      });
+    } finally {
+      await admin.query(`ALTER SYSTEM RESET synchronous_standby_names`);
+      await admin.query(`SELECT pg_reload_conf()`);
+      await Promise.all([producer.end(), admin.end()]);
+    }
+  }, 120_000);
 
   it('when checkouts of every outcome run in both modes, then the slot carries their messages, and each ends as it must, once', async () => {
     const url = await postgres.createDatabase('logical_checkouts_test');

@@ -29,6 +29,8 @@ interface SlotTransaction {
 
 /** How long a replica waits between two tries at the reader's lock, or after losing the stream. */
 const RETRY_MS = 1_000;
+/** A row unpublished this long after it was written is relayed by the polling claim (netForLateRows). */
+export const LATE_AFTER_MS = 5_000;
 
 /**
  * The relay of OUTBOX_RELAY=logical (ADR 0079): it reads the inserts into outbox.messages from a
@@ -129,13 +131,37 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
       this.logger.log(`Reading the outbox's inserts from slot ${this.slot} (this process holds the reader's lock)`);
       // Rows the slot cannot have: written before it existed, or left by a polling relay.
       await this.relay.drain(() => this.stopped);
-      const reason = await this.stream(confirmed, lost);
+      const net = this.netForLateRows();
+      const reason = await this.stream(confirmed, lost).finally(() => net.stop());
       if (!this.stopped) this.logger.warn(`Stopped reading slot ${this.slot}: ${reason}`);
     } finally {
       this.reading = false;
       // Let the next try, here or elsewhere, start from a fresh session.
       await this.dropLock();
     }
+  }
+
+  /**
+   * While the slot is read, every LATE_AFTER_MS, relays with the polling claim the rows written
+   * longer ago than that and still unpublished: those the slot carried before the relay could see
+   * them and gave up on (see publish; a commit that waits for a synchronous standby is written,
+   * and carried, a while before it is visible). Most of the time it finds none, through the
+   * partial index of unpublished rows.
+   */
+  private netForLateRows(): { stop: () => Promise<void> } {
+    let running: Promise<void> | undefined;
+    const timer = setInterval(() => {
+      running ??= this.relay
+        .drain(() => this.stopped, LATE_AFTER_MS)
+        .catch((error: unknown) => this.logger.warn(`Relaying late rows failed: ${describeError(error)}`))
+        .finally(() => (running = undefined));
+    }, LATE_AFTER_MS);
+    return {
+      stop: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
   }
 
   /** Makes the publication and the slot if missing; returns the slot's confirmed position. */
@@ -249,7 +275,9 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
    * A commit reaches the slot as soon as its WAL record is written, a moment before the committing
    * session makes it visible to others: a row the statement does not see yet is looked for again,
    * after 1, 2, 4 ... ms (each statement takes a new snapshot), up to about two seconds. One still
-   * missing then was purged by housekeeping (delivered long ago: a slot read again from far back).
+   * missing then was purged by housekeeping (delivered long ago: a slot read again from far back),
+   * or is not visible yet (a commit waiting for a synchronous standby): the net for late rows
+   * (netForLateRows) takes it once it is.
    */
   private publish(ids: string[]): Promise<void> {
     return this.dataSource

@@ -85,8 +85,8 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Relays every unpublished row, batch after batch, until none is left or `stopped` says so. */
-  async drain(stopped = () => this.task?.isStopped ?? false): Promise<void> {
-    while (!stopped() && (await this.relayBatch()) === this.config.relayBatchSize);
+  async drain(stopped = () => this.task?.isStopped ?? false, olderThanMs?: number): Promise<void> {
+    while (!stopped() && (await this.relayBatch(olderThanMs)) === this.config.relayBatchSize);
   }
 
   /**
@@ -94,13 +94,16 @@ export class OutboxRelay implements OnApplicationBootstrap, BeforeApplicationShu
    * fails (or a process that dies) before the commit leaves the batch unpublished. Returns how many
    * messages it relayed.
    */
-  relayBatch(): Promise<number> {
+  relayBatch(olderThanMs?: number): Promise<number> {
+    // Only rows written at least this long ago, when asked: the logical relay's net for late ones.
+    const old =
+      olderThanMs === undefined ? '' : `AND created_at < clock_timestamp() - interval '${Math.floor(olderThanMs)} ms'`;
     return this.dataSource
       .transaction(async (tx) => {
         const rows = await tx.query<MessageRow[]>(
           `WITH claimed AS (
              SELECT id AS claimed_id FROM outbox.messages
-              WHERE published_at IS NULL
+              WHERE published_at IS NULL ${old}
               ORDER BY created_at
               LIMIT $1
               FOR UPDATE SKIP LOCKED),
