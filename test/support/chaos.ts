@@ -111,6 +111,23 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * connections are cut. Then, once everything settled and nothing is in flight, it checks every
  * checkout's status, the invariant checker and the emails an SMTP server actually received.
  */
+/**
+ * What the processes of a chaos run (one host or several) run with: quiet logs, short redelivery
+ * and sweeps, and sagas with sends to spare, since restarts take seconds on a loaded machine.
+ */
+export const CHAOS_SETTINGS = {
+  LOG_LEVEL: 'error',
+  OUTBOX_RELAY_INTERVAL_MS: '200',
+  OUTBOX_REDELIVER_AFTER_MS: '3000',
+  OUTBOX_SWEEP_INTERVAL_MS: '1000',
+  SAGA_STEP_TIMEOUT_MS: '3000',
+  SAGA_STEP_ATTEMPTS: '8',
+  SAGA_PIVOT_ATTEMPTS: '10',
+  SAGA_COMPENSATION_ATTEMPTS: '10',
+  SAGA_SWEEP_INTERVAL_MS: '250',
+  CHECKOUT_STALLED_AFTER_MS: '600000',
+};
+
 export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
@@ -131,17 +148,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     QUEUE_PREFIX: queuePrefix,
     SMTP_URL: smtp.url,
     ADMIN_TOKEN,
-    LOG_LEVEL: 'error',
-    OUTBOX_RELAY_INTERVAL_MS: '200',
+    ...CHAOS_SETTINGS,
     OUTBOX_JOB_LOCK_MS: '2000',
-    OUTBOX_REDELIVER_AFTER_MS: '3000',
-    OUTBOX_SWEEP_INTERVAL_MS: '1000',
-    SAGA_STEP_TIMEOUT_MS: '3000',
-    SAGA_STEP_ATTEMPTS: '8',
-    SAGA_PIVOT_ATTEMPTS: '10',
-    SAGA_COMPENSATION_ATTEMPTS: '10',
-    SAGA_SWEEP_INTERVAL_MS: '250',
-    CHECKOUT_STALLED_AFTER_MS: '600000',
   };
 
   const slots: Array<AppProcess | undefined> = [];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import type { AppProcess } from './app-process';
-import { type ChaosSummary, CheckoutLoad, settleAndVerify } from './chaos';
+import { CHAOS_SETTINGS, type ChaosSummary, CheckoutLoad, settleAndVerify } from './chaos';
 import { eventually } from './eventually';
 import { type Cut, Hosts, POSTGRES_PORT, REDIS_PORT } from './hosts';
 import { ProcessClient } from './process-client';
@@ -110,17 +110,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       SMTP_URL: smtp.url,
       ADMIN_TOKEN,
       FAULT_INJECTION: 'true',
-      LOG_LEVEL: 'error',
-      OUTBOX_RELAY_INTERVAL_MS: '200',
+      ...CHAOS_SETTINGS,
       OUTBOX_JOB_LOCK_MS: String(JOB_LOCK_MS),
-      OUTBOX_REDELIVER_AFTER_MS: '3000',
-      OUTBOX_SWEEP_INTERVAL_MS: '1000',
-      SAGA_STEP_TIMEOUT_MS: '3000',
-      SAGA_STEP_ATTEMPTS: '8',
-      SAGA_PIVOT_ATTEMPTS: '10',
-      SAGA_COMPENSATION_ATTEMPTS: '10',
-      SAGA_SWEEP_INTERVAL_MS: '250',
-      CHECKOUT_STALLED_AFTER_MS: '600000',
     };
     const boot = async (name: string) => {
       const app = await rig.startApp(rig.host(name), { ...env, APP_ROLES: ROLES[name] });
