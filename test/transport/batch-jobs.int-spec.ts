@@ -197,14 +197,15 @@ describe('A batch whose worker dies', () => {
         `SELECT m.payload->>'entryId' AS entry, d.consumer, d.error FROM outbox.dead_letters d
            JOIN outbox.messages m ON m.id = d.message_id`,
       );
+    const killerDead = async () => (await deadLetters()).some(({ consumer }) => consumer.startsWith('ledger.'));
     let deaths = 0;
-    while ((await deadLetters()).length === 0) {
+    while (!(await killerDead())) {
       const running = await AppProcess.start(env('api,relay,worker'), killerApp);
       app = running;
       const ended = await eventually(
         async () => {
           if (!running.anyAlive) return 'died';
-          expect(await deadLetters()).not.toEqual([]);
+          expect(await killerDead()).toBe(true);
           return 'dead-lettered';
         },
         { timeoutMs: 120_000, what: 'the app to die or the killer to be dead-lettered' },
@@ -214,7 +215,12 @@ describe('A batch whose worker dies', () => {
     }
     // The batch's death, then the killer's own two, counted: the batch is run again split.
     expect(deaths).toBe(3);
-    expect(await deadLetters()).toEqual([
+    // Of the batch's queue, only the killer. A delivery of another queue that was running alone at
+    // the moment of a death is counted too, as any delivery in flight when its process dies is
+    // (ADR 0025, test/transport/crashing-handler.int-spec.ts): the audit queue's, after the entries'
+    // second hop, may be, and a CI run saw it dead-lettered beside the killer.
+    const ofTheBatch = (await deadLetters()).filter(({ consumer }) => consumer.startsWith('ledger.'));
+    expect(ofTheBatch).toEqual([
       { entry: entries[2], consumer: 'ledger.watch-amounts', error: 'crashed the worker 2 times' },
     ]);
 
