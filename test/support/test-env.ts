@@ -30,8 +30,13 @@ export const runId = (): string => process.env.TEST_RUN_ID ?? 'local';
  */
 export const runDatabasePrefix = (): string => `${databaseName(TEST_DATABASE_URL)}_${runId()}_`;
 
-/** The migrated database that every test database of this run is copied from. */
-export const templateDatabaseName = (): string => `${runDatabasePrefix()}template`;
+/** The migrated database that every test database of this run is copied from (see template-database.ts). */
+export function templateDatabaseName(): string {
+  const name = process.env.TEST_TEMPLATE_DATABASE;
+  if (!name)
+    throw new Error('TEST_TEMPLATE_DATABASE is not set: the tests run through Jest, whose global setup sets it');
+  return name;
+}
 
 export function databaseName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.slice(1));
