@@ -81,7 +81,8 @@ function runJest(
   const args = [
     require.resolve('jest/bin/jest'),
     ...specs,
-    `--maxWorkers=${workers}`,
+    // One file runs in Jest's own process: no worker to start, nor to load the app again.
+    ...(specs.length === 1 ? ['--runInBand'] : [`--maxWorkers=${workers}`]),
     '--json',
     `--outputFile=${outputFile}`,
     ...(narrate ? ['--verbose'] : []),
