@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
-import { CreateUser } from '../src/modules/identity/create-user/create-user.handler';
-import { StartCheckout } from '../src/modules/checkout/start-checkout/start-checkout.handler';
+import { CreateUser } from '../src/modules/identity/create-user/create-user.use-case';
+import { StartCheckout } from '../src/modules/checkout/start-checkout/start-checkout.use-case';
 import { Invariants } from '../src/operations/invariants';
 import {
   cleanRedis,

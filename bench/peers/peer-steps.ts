@@ -5,21 +5,21 @@ import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../../src/infra/context/message-context';
 import { sendWithNext } from '../../src/infra/database/app-pg-client';
 import { Hooks } from '../../src/infra/hooks/hooks';
-import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.handler';
+import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.use-case';
 import { authorizePaymentStep } from '../../src/modules/billing/authorize-payment/authorize-payment.step';
-import { CapturePayment } from '../../src/modules/billing/capture-payment/capture-payment.handler';
+import { CapturePayment } from '../../src/modules/billing/capture-payment/capture-payment.use-case';
 import { capturePaymentStep } from '../../src/modules/billing/capture-payment/capture-payment.step';
-import { VoidAuthorization } from '../../src/modules/billing/void-authorization/void-authorization.handler';
+import { VoidAuthorization } from '../../src/modules/billing/void-authorization/void-authorization.use-case';
 import type { PaymentMethod } from '../../src/modules/checkout/contracts';
-import { stepKey } from '../../src/modules/checkout/core/checkout-steps';
+import { keyOfStep } from '../../src/modules/checkout/core/checkout-steps';
 import { progressAssignments } from '../../src/modules/checkout/database/checkouts.repository';
-import { ActivateAccess } from '../../src/modules/content/activate-access/activate-access.handler';
-import { GrantAccess } from '../../src/modules/content/grant-access/grant-access.handler';
+import { ActivateAccess } from '../../src/modules/content/activate-access/activate-access.use-case';
+import { GrantAccess } from '../../src/modules/content/grant-access/grant-access.use-case';
 import { grantAccessStep } from '../../src/modules/content/grant-access/grant-access.step';
-import { RevokeAccess } from '../../src/modules/content/revoke-access/revoke-access.handler';
-import { VerifyUser } from '../../src/modules/identity/verify-user/verify-user.handler';
+import { RevokeAccess } from '../../src/modules/content/revoke-access/revoke-access.use-case';
+import { VerifyUser } from '../../src/modules/identity/verify-user/verify-user.use-case';
 import { verifyUserStep } from '../../src/modules/identity/verify-user/verify-user.step';
-import { SendWelcomeEmail } from '../../src/modules/notifications/send-welcome-email/send-welcome-email.handler';
+import { SendWelcomeEmail } from '../../src/modules/notifications/send-welcome-email/send-welcome-email.use-case';
 import { after, type Next, type PeerCheckout, type PeerStep, type StepResults } from './checkout-flow';
 
 /**
@@ -84,7 +84,7 @@ export class PeerSteps {
     const { id: checkoutId, userId, planId } = checkout;
     const paymentMethod = checkout.paymentMethod as PaymentMethod;
     // `<checkout>:<action>`, the same for an action and its compensation, as our saga gives it.
-    const idempotencyKey = stepKey(checkoutId, step);
+    const idempotencyKey = keyOfStep(checkoutId, step);
     const forward = async <R>(refuse: ((reason: string) => R) | undefined, work: () => Promise<R>): Promise<R> => {
       const run = await this.hooks.step({ name: step, refuse }, work);
       // Timeouts are our saga's faults (an answer lost): a peer has no answer to lose.

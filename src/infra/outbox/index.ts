@@ -10,6 +10,6 @@ export {
   type MessageDeadLetteredPayload,
 } from './contracts';
 export { type TransportEntry, TransportHistory } from './transport-history';
-export { type Answer, answer } from './answer';
+export { type OutgoingMessage, outgoing } from './outgoing-message';
 export { PermanentFailure } from './permanent-failure';
 export { AnsweredFailure } from './answered-failure';

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { describeError } from '../errors';
 import { Hooks } from '../hooks/hooks';
-import type { Answer } from '../outbox/answer';
+import type { OutgoingMessage } from '../outbox/outgoing-message';
 import { AnsweredFailure } from '../outbox/answered-failure';
 import { OutboxPublisher } from '../outbox/outbox.publisher';
 import type { CommandStep, Compensation, Step, StepCommandInput, StepInput, StepRun } from './step';
@@ -82,7 +82,7 @@ export class StepRunner {
     return this.hooks.step(step, work);
   }
 
-  private async publish({ contract, payload }: Answer, checkoutId: string): Promise<void> {
+  private async publish({ contract, payload }: OutgoingMessage, checkoutId: string): Promise<void> {
     await this.outbox.publish(contract, payload, { aggregateId: checkoutId });
   }
 }

@@ -1,4 +1,4 @@
-import type { Answer } from '../outbox/answer';
+import type { OutgoingMessage } from '../outbox/outgoing-message';
 import type { MessageContract } from '../outbox/message';
 
 /** A step's run: its result, and whether its participant answers (false: it says nothing). */
@@ -44,7 +44,7 @@ export interface Step<I extends StepInput, R> {
    * The message that announces a result. It may throw, where a result is a failure rather than
    * an answer. A step without one announces nothing.
    */
-  readonly answer?: (input: I, result: R) => Answer;
+  readonly answer?: (input: I, result: R) => OutgoingMessage;
   /**
    * Whether the result is new (the work took effect now, not on an earlier delivery): a reaction
    * announces only new results; a command is answered every time, since its sender may have
@@ -63,7 +63,7 @@ export interface Compensation<I extends StepInput, R> {
   readonly kind: 'compensation';
   readonly name: string;
   /** The message that announces the undoing; it throws where the step could not be undone. */
-  readonly answer: (input: I, result: R) => Answer;
+  readonly answer: (input: I, result: R) => OutgoingMessage;
   readonly isNew: (result: R) => boolean;
   readonly failure: MessageContract<StepFailure>;
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { AuthorizePaymentCommandHandler } from './authorize-payment/authorize-payment.command-handler';
-import { AuthorizePayment } from './authorize-payment/authorize-payment.handler';
+import { AuthorizePayment } from './authorize-payment/authorize-payment.use-case';
 import { AuthorizePaymentReaction } from './authorize-payment/authorize-payment.reaction';
 import { BillingApi } from './billing.api';
 import { CapturePaymentCommandHandler } from './capture-payment/capture-payment.command-handler';
-import { CapturePayment } from './capture-payment/capture-payment.handler';
+import { CapturePayment } from './capture-payment/capture-payment.use-case';
 import { CapturePaymentReaction } from './capture-payment/capture-payment.reaction';
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
 import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
@@ -14,9 +14,9 @@ import { PaymentsRepository } from './database/payments.repository';
 import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
 import { Plans } from './plans/plans';
 import { RefundPaymentController } from './refund-payment/refund-payment.controller';
-import { RefundPayment } from './refund-payment/refund-payment.handler';
+import { RefundPayment } from './refund-payment/refund-payment.use-case';
 import { VoidAuthorizationCommandHandler } from './void-authorization/void-authorization.command-handler';
-import { VoidAuthorization } from './void-authorization/void-authorization.handler';
+import { VoidAuthorization } from './void-authorization/void-authorization.use-case';
 import { VoidAuthorizationReaction } from './void-authorization/void-authorization.reaction';
 
 /** Plans and their prices, payments, and the card gateway. */

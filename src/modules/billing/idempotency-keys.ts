@@ -1,5 +1,8 @@
+import { stepKey } from '../checkout/contracts';
+import { BILLING_STEPS } from './contracts';
+
 /**
- * The key of a checkout's authorization, as the saga makes it (`<checkout id>:<step>`): every
- * attempt of the authorization uses it, and so does its void, which finds the authorization by it.
+ * The key of a checkout's authorization, as the saga makes it (`stepKey`): every attempt of the
+ * authorization uses it, and so does its void, which finds the authorization by it.
  */
-export const authorizeKey = (checkoutId: string) => `${checkoutId}:billing.authorize-payment`;
+export const authorizeKey = (checkoutId: string) => stepKey(checkoutId, BILLING_STEPS.authorizePayment);

@@ -28,7 +28,7 @@ import { ORCHESTRATION, OrchestrationCoordinator, sagaConfig } from './orchestra
 import { RecordRefundReaction } from './record-refund/record-refund.reaction';
 import { ExpiredIdempotencyKeys } from './start-checkout/expired-idempotency-keys';
 import { StartCheckoutController } from './start-checkout/start-checkout.controller';
-import { StartCheckout } from './start-checkout/start-checkout.handler';
+import { StartCheckout } from './start-checkout/start-checkout.use-case';
 
 /** The checkout process: its REST entry point, its status read model and its coordination. */
 @Module({

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { IdentityModule } from '../identity';
 import { ActivateAccessCommandHandler } from './activate-access/activate-access.command-handler';
-import { ActivateAccess } from './activate-access/activate-access.handler';
+import { ActivateAccess } from './activate-access/activate-access.use-case';
 import { ActivateAccessReaction } from './activate-access/activate-access.reaction';
 import { ContentApi } from './content.api';
 import { EntitlementsRepository } from './database/entitlements.repository';
@@ -10,12 +10,12 @@ import { CreateContentSchema1795970000300 } from './database/migrations/17959700
 import { CreateContentTables1795970002300 } from './database/migrations/1795970002300-create-content-tables';
 import { AddProvisionalEntitlements1795970005300 } from './database/migrations/1795970005300-add-provisional-entitlements';
 import { GrantAccessCommandHandler } from './grant-access/grant-access.command-handler';
-import { GrantAccess } from './grant-access/grant-access.handler';
+import { GrantAccess } from './grant-access/grant-access.use-case';
 import { GrantAccessReaction } from './grant-access/grant-access.reaction';
 import { Licensing } from './licensing/licensing';
 import { ReadAccessController } from './read-access/read-access.controller';
 import { RevokeAccessCommandHandler } from './revoke-access/revoke-access.command-handler';
-import { RevokeAccess } from './revoke-access/revoke-access.handler';
+import { RevokeAccess } from './revoke-access/revoke-access.use-case';
 import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
 
 /** What each plan lets its buyers use, and where it may be sold. */

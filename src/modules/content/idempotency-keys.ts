@@ -1,5 +1,8 @@
+import { stepKey } from '../checkout/contracts';
+import { CONTENT_STEPS } from './contracts';
+
 /**
- * The key of a checkout's grant, as the saga makes it (`<checkout id>:<step>`): every attempt of
- * the grant uses it, and so does its revoke, whose tombstone it marks.
+ * The key of a checkout's grant, as the saga makes it (`stepKey`): every attempt of the grant uses
+ * it, and so does its revoke, whose tombstone it marks.
  */
-export const grantKey = (checkoutId: string) => `${checkoutId}:content.grant-access`;
+export const grantKey = (checkoutId: string) => stepKey(checkoutId, CONTENT_STEPS.grantAccess);

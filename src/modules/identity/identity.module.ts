@@ -3,7 +3,7 @@ import { BuyerStatusSource } from '../../infra/auth/buyer-standing';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { BlockUserController } from './block-user/block-user.controller';
 import { CreateUserController } from './create-user/create-user.controller';
-import { CreateUser } from './create-user/create-user.handler';
+import { CreateUser } from './create-user/create-user.use-case';
 import { CreateIdentitySchema1795970000100 } from './database/migrations/1795970000100-create-identity-schema';
 import { CreateUsers1795970002100 } from './database/migrations/1795970002100-create-users';
 import { UserEntity } from './database/user.entity';
@@ -11,7 +11,7 @@ import { GetUserController } from './get-user/get-user.controller';
 import { IdentityApi } from './identity.api';
 import { IdentityStatusSource } from './identity-status.source';
 import { VerifyUserCommandHandler } from './verify-user/verify-user.command-handler';
-import { VerifyUser } from './verify-user/verify-user.handler';
+import { VerifyUser } from './verify-user/verify-user.use-case';
 import { VerifyUserReaction } from './verify-user/verify-user.reaction';
 
 /** Users, and whether one may buy. */

@@ -4,7 +4,7 @@ import { databaseConfig, type DatabaseConfig } from '../../config/database.confi
 import { DatabaseModule } from '../../infra/database/database.module';
 import { StepCatalog } from '../../infra/steps';
 import { IdentityModule } from '../identity';
-import { CorrectWelcomeEmail } from './correct-welcome-email/correct-welcome-email.handler';
+import { CorrectWelcomeEmail } from './correct-welcome-email/correct-welcome-email.use-case';
 import { CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-welcome-email.reaction';
 import { correctWelcomeEmailStep } from './correct-welcome-email/correct-welcome-email.step';
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
@@ -14,7 +14,7 @@ import { CheckoutEmails } from './mail/checkout-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
 import { LogMailTransport, MailHandovers, MailTransport, SmtpMailTransport } from './mail/mail-transport';
 import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command-handler';
-import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.handler';
+import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.use-case';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
 
 /** Emails to buyers: the welcome after a sale, and its correction after a refund. */

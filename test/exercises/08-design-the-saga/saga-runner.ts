@@ -1,12 +1,12 @@
 import { TransactionHost } from '@nestjs-cls/transactional';
-import { AuthorizePayment } from '../../../src/modules/billing/authorize-payment/authorize-payment.handler';
-import { CapturePayment } from '../../../src/modules/billing/capture-payment/capture-payment.handler';
-import { RefundPayment } from '../../../src/modules/billing/refund-payment/refund-payment.handler';
-import { VoidAuthorization } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import { AuthorizePayment } from '../../../src/modules/billing/authorize-payment/authorize-payment.use-case';
+import { CapturePayment } from '../../../src/modules/billing/capture-payment/capture-payment.use-case';
+import { RefundPayment } from '../../../src/modules/billing/refund-payment/refund-payment.use-case';
+import { VoidAuthorization } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 import type { PaymentMethod } from '../../../src/modules/checkout/contracts';
-import { GrantAccess } from '../../../src/modules/content/grant-access/grant-access.handler';
-import { RevokeAccess } from '../../../src/modules/content/revoke-access/revoke-access.handler';
-import { SendWelcomeEmail } from '../../../src/modules/notifications/send-welcome-email/send-welcome-email.handler';
+import { GrantAccess } from '../../../src/modules/content/grant-access/grant-access.use-case';
+import { RevokeAccess } from '../../../src/modules/content/revoke-access/revoke-access.use-case';
+import { SendWelcomeEmail } from '../../../src/modules/notifications/send-welcome-email/send-welcome-email.use-case';
 import type { Action, Compensation, SagaDesign } from './exercise';
 
 /**

@@ -1,6 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { AuthorizePayment } from '../../../src/modules/billing/authorize-payment/authorize-payment.handler';
+import { AuthorizePayment } from '../../../src/modules/billing/authorize-payment/authorize-payment.use-case';
 import { implementation } from '../support/track';
 import type { TheLostReply } from './exercise';
 

@@ -1,7 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { Faults } from '../../../src/infra/faults/faults';
-import { VoidAuthorization } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import { VoidAuthorization } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 import { CardGateway } from '../../../src/modules/billing/gateway/card-gateway';
 import { implementation } from '../support/track';
 import type { CompensationThatFails } from './exercise';

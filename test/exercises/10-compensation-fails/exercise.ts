@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 /**
  * Exercise 10: a compensation that fails. What starter.ts, solution.ts and every wrong-*.ts export.

@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 /**
  * The reference answer in another style: instead of throwing, it answers what happened, "not

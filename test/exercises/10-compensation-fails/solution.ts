@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 /**
  * A compensation fails like any other call: it says so. The failure goes back to the queue, which

@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 /** How often each checkout's void has failed, so far. */
 const failures = new Map<string, number>();

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 const logger = new Logger('ReleaseHold');
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,4 @@
-import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.handler';
+import type { VoidOutcome } from '../../../src/modules/billing/void-authorization/void-authorization.use-case';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

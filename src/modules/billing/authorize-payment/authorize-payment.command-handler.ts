@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { AuthorizePaymentCommand, type AuthorizePaymentCommandPayload } from '../contracts';
-import { AuthorizePayment } from './authorize-payment.handler';
+import { AuthorizePayment } from './authorize-payment.use-case';
 import { authorizePaymentStep } from './authorize-payment.step';
 
 /**

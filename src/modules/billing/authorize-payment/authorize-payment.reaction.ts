@@ -11,7 +11,7 @@ import {
 } from '../../checkout/contracts';
 import { BuyerVerified, type BuyerVerifiedPayload } from '../../identity/contracts';
 import { authorizeKey } from '../idempotency-keys';
-import { AuthorizePayment, type AuthorizePaymentInput } from './authorize-payment.handler';
+import { AuthorizePayment, type AuthorizePaymentInput } from './authorize-payment.use-case';
 import { authorizePaymentStep } from './authorize-payment.step';
 
 interface IntentRow {

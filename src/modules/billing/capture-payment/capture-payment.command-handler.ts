@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { SagaCommandPayload } from '../../checkout/contracts';
 import { CapturePaymentCommand } from '../contracts';
-import { CapturePayment } from './capture-payment.handler';
+import { CapturePayment } from './capture-payment.use-case';
 import { capturePaymentStep } from './capture-payment.step';
 
 /** Orchestration: take the money on command, answered as in the choreography, every time. */

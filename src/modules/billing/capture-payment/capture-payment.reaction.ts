@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
-import { CHOREOGRAPHED } from '../../checkout/contracts';
+import { CHOREOGRAPHED, stepKey } from '../../checkout/contracts';
 import { AccessGranted, type AccessGrantedPayload } from '../../content/contracts';
-import { CapturePayment } from './capture-payment.handler';
+import { BILLING_STEPS } from '../contracts';
+import { CapturePayment } from './capture-payment.use-case';
 import { capturePaymentStep } from './capture-payment.step';
 
 /** Choreography: access granted, so nothing can say no any more: take the money. */
@@ -16,7 +17,7 @@ export class CapturePaymentReaction {
 
   @OnMessage(AccessGranted, { consumer: 'billing.capture-payment', where: CHOREOGRAPHED })
   async onAccessGranted({ checkoutId }: AccessGrantedPayload): Promise<void> {
-    const input = { checkoutId, idempotencyKey: `${checkoutId}:billing.capture-payment` };
+    const input = { checkoutId, idempotencyKey: stepKey(checkoutId, BILLING_STEPS.capturePayment) };
     await this.steps.react(capturePaymentStep, input, () => this.capturePayment.execute(input));
   }
 }

@@ -8,6 +8,14 @@ import {
   StepFailedPayload,
 } from '../../checkout/contracts';
 
+/** Billing's actions on a checkout, by name: the checkout's table and the step declarations both use these. */
+export const BILLING_STEPS = {
+  authorizePayment: 'billing.authorize-payment',
+  capturePayment: 'billing.capture-payment',
+  voidAuthorization: 'billing.void-authorization',
+  refundPayment: 'billing.refund-payment',
+} as const;
+
 export class PaymentPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() paymentId!: string;

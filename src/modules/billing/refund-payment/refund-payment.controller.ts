@@ -2,7 +2,9 @@ import { ConflictException, Controller, HttpCode, Param, ParseUUIDPipe, Post } f
 import { ApiConflictResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
-import { RefundPayment } from './refund-payment.handler';
+import { stepKey } from '../../checkout/contracts';
+import { BILLING_STEPS } from '../contracts';
+import { RefundPayment } from './refund-payment.use-case';
 
 /** An operator gives a checkout's captured money back, once however often asked. */
 @ApiTags('operations')
@@ -21,7 +23,7 @@ export class RefundPaymentController {
   async refund(@Param('checkoutId', new ParseUUIDPipe()) checkoutId: string) {
     const result = await this.refundPayment.execute({
       checkoutId,
-      idempotencyKey: `${checkoutId}:billing.refund-payment`,
+      idempotencyKey: stepKey(checkoutId, BILLING_STEPS.refundPayment),
     });
     if (result.outcome === 'not-refundable') throw new ConflictException(`Cannot refund: ${result.reason}`);
     return { checkoutId, status: 'refunded' };

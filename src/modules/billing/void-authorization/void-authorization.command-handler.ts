@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { CompensationCommandPayload } from '../../checkout/contracts';
 import { VoidAuthorizationCommand } from '../contracts';
-import { VoidAuthorization } from './void-authorization.handler';
+import { VoidAuthorization } from './void-authorization.use-case';
 import { voidAuthorizationStep } from './void-authorization.step';
 
 /** Orchestration: release the held funds on command; a void that cannot be done is told as a failure. */

@@ -4,7 +4,7 @@ import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessRefused, AccessRevoked, type AccessUndonePayload } from '../../content/contracts';
 import { authorizeKey } from '../idempotency-keys';
-import { VoidAuthorization } from './void-authorization.handler';
+import { VoidAuthorization } from './void-authorization.use-case';
 import { voidAuthorizationStep } from './void-authorization.step';
 
 /**

@@ -1,7 +1,7 @@
-import { answer } from '../../../infra/outbox';
+import { outgoing } from '../../../infra/outbox';
 import type { Compensation } from '../../../infra/steps';
-import { BillingStepFailed, PaymentVoided } from '../contracts';
-import type { VoidAuthorizationInput, VoidOutcome } from './void-authorization.handler';
+import { BILLING_STEPS, BillingStepFailed, PaymentVoided } from '../contracts';
+import type { VoidAuthorizationInput, VoidOutcome } from './void-authorization.use-case';
 
 /**
  * Releasing the held funds, the authorization's compensation, announced as voided with the reason
@@ -9,14 +9,14 @@ import type { VoidAuthorizationInput, VoidOutcome } from './void-authorization.h
  */
 export const voidAuthorizationStep: Compensation<VoidAuthorizationInput & { reason: string }, VoidOutcome> = {
   kind: 'compensation',
-  name: 'billing.void-authorization',
+  name: BILLING_STEPS.voidAuthorization,
   answer: ({ checkoutId, reason }, result) => {
     // A captured payment is not voided but refunded: the compensation fails, to be retried and
     // in the end resolved by a person.
     if (result.outcome === 'not-voidable') {
       throw new Error(`Cannot void the payment of ${checkoutId}: ${result.reason}`);
     }
-    return answer(PaymentVoided, { checkoutId, paymentId: result.paymentId, reason });
+    return outgoing(PaymentVoided, { checkoutId, paymentId: result.paymentId, reason });
   },
   isNew: (result) => result.outcome === 'voided' && result.isNew,
   failure: BillingStepFailed,

@@ -4,7 +4,7 @@
  */
 import { ChoreographyCoordinator } from './choreography.coordinator';
 import { ResumeCheckoutController } from './resume-checkout.controller';
-import { ResumeCheckout } from './resume-checkout.handler';
+import { ResumeCheckout } from './resume-checkout.use-case';
 import { StalledCheckouts } from './stalled-checkouts';
 import { TrackProgressReaction } from './track-progress.reaction';
 

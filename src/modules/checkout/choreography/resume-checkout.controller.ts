@@ -2,7 +2,7 @@ import { Controller, HttpCode, Param, ParseUUIDPipe, Post } from '@nestjs/common
 import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Transactional } from '@nestjs-cls/transactional';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
-import { ResumeCheckout, type ResumeOutcome } from './resume-checkout.handler';
+import { ResumeCheckout, type ResumeOutcome } from './resume-checkout.use-case';
 
 @ApiTags('operations')
 @AdminOnly()

@@ -34,6 +34,13 @@ export const COORDINATION_HEADER = 'coordination';
 export const CHOREOGRAPHED = { [COORDINATION_HEADER]: 'choreography' };
 export const ORCHESTRATED = { [COORDINATION_HEADER]: 'orchestration' };
 
+/**
+ * The idempotency key of one of a checkout's actions, `<checkout id>:<action>`: the same on every
+ * send of a step, in both coordination styles, and on the step's compensation, which finds what it
+ * undoes by it. An operator's action on a checkout (a refund) is keyed the same way.
+ */
+export const stepKey = (checkoutId: string, action: string): string => `${checkoutId}:${action}`;
+
 /** What every command of the checkout saga carries: its checkout, and the key of its step. */
 export class SagaCommandPayload {
   @IsUUID() checkoutId!: string;

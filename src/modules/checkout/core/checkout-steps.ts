@@ -1,6 +1,7 @@
-import { answer, type Answer, type MessageContract } from '../../../infra/outbox';
+import { outgoing, type OutgoingMessage, type MessageContract } from '../../../infra/outbox';
 import {
   AuthorizePaymentCommand,
+  BILLING_STEPS,
   BillingStepFailed,
   CaptureDeclined,
   CapturePaymentCommand,
@@ -16,13 +17,25 @@ import {
   AccessRefused,
   AccessRevoked,
   ActivateAccessCommand,
+  CONTENT_STEPS,
   ContentStepFailed,
   GrantAccessCommand,
   RevokeAccessCommand,
 } from '../../content/contracts';
-import { BuyerRejected, BuyerVerified, IdentityStepFailed, VerifyUserCommand } from '../../identity/contracts';
-import { NotificationsStepFailed, SendWelcomeEmailCommand, WelcomeEmailSent } from '../../notifications/contracts';
-import type { PaymentMethod, SagaCommandPayload, StepFailedPayload } from '../contracts';
+import {
+  BuyerRejected,
+  BuyerVerified,
+  IDENTITY_STEPS,
+  IdentityStepFailed,
+  VerifyUserCommand,
+} from '../../identity/contracts';
+import {
+  NOTIFICATIONS_STEPS,
+  NotificationsStepFailed,
+  SendWelcomeEmailCommand,
+  WelcomeEmailSent,
+} from '../../notifications/contracts';
+import { type PaymentMethod, type SagaCommandPayload, type StepFailedPayload, stepKey } from '../contracts';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import type { StepDefinition } from '../domain/checkout';
 
@@ -72,7 +85,7 @@ const because = (_checkout: CheckoutRow, reason: string) => ({ reason });
  */
 export const CHECKOUT_STEPS = [
   {
-    name: 'identity.verify-user',
+    name: IDENTITY_STEPS.verifyUser,
     class: 'verify',
     command: ask(VerifyUserCommand, (checkout) => ({ userId: checkout.user_id })),
     done: BuyerVerified,
@@ -80,7 +93,7 @@ export const CHECKOUT_STEPS = [
     failed: IdentityStepFailed,
   },
   {
-    name: 'billing.authorize-payment',
+    name: BILLING_STEPS.authorizePayment,
     class: 'compensable',
     command: ask(AuthorizePaymentCommand, (checkout) => ({
       ...buyer(checkout),
@@ -90,22 +103,22 @@ export const CHECKOUT_STEPS = [
     refused: PaymentDeclined,
     failed: BillingStepFailed,
     compensation: {
-      name: 'billing.void-authorization',
+      name: BILLING_STEPS.voidAuthorization,
       command: ask(VoidAuthorizationCommand, because),
       done: PaymentVoided,
     },
   },
   {
-    name: 'content.grant-access',
+    name: CONTENT_STEPS.grantAccess,
     class: 'compensable',
     command: ask(GrantAccessCommand, buyer),
     done: AccessGranted,
     refused: AccessRefused,
     failed: ContentStepFailed,
-    compensation: { name: 'content.revoke-access', command: ask(RevokeAccessCommand, because), done: AccessRevoked },
+    compensation: { name: CONTENT_STEPS.revokeAccess, command: ask(RevokeAccessCommand, because), done: AccessRevoked },
   },
   {
-    name: 'billing.capture-payment',
+    name: BILLING_STEPS.capturePayment,
     class: 'pivot',
     command: ask(CapturePaymentCommand),
     done: PaymentCaptured,
@@ -115,14 +128,14 @@ export const CHECKOUT_STEPS = [
   // The capture lifts the grant's semantic lock: access becomes usable only once the money is taken,
   // and the email, last, never welcomes a buyer to access they cannot use yet (ADR 0052).
   {
-    name: 'content.activate-access',
+    name: CONTENT_STEPS.activateAccess,
     class: 'retriable',
     command: ask(ActivateAccessCommand),
     done: AccessActivated,
     failed: ContentStepFailed,
   },
   {
-    name: 'notifications.send-welcome-email',
+    name: NOTIFICATIONS_STEPS.sendWelcomeEmail,
     class: 'retriable',
     command: ask(SendWelcomeEmailCommand, buyer),
     done: WelcomeEmailSent,
@@ -154,17 +167,17 @@ export function rowOf(step: string): CheckoutStepRow {
   return row;
 }
 
-/** `<checkout id>:<action>`: the same on every send of a step, on its compensation, in both modes. */
-export const stepKey = (checkoutId: string, step: string): string => `${checkoutId}:${rowOf(step).name}`;
+/** The key of a step or of its compensation, which is the key of the step it undoes (`stepKey`). */
+export const keyOfStep = (checkoutId: string, step: string): string => stepKey(checkoutId, rowOf(step).name);
 
 /**
  * The command that asks a participant to carry out one step of a checkout (or its compensation),
  * under the step's idempotency key. The saga sends these; an operator resuming a stalled
  * choreography sends one too. Each participant answers it with the same events the choreography uses.
  */
-export function stepCommand(checkout: CheckoutRow, step: string, attempt: number, reason: string): Answer {
+export function stepCommand(checkout: CheckoutRow, step: string, attempt: number, reason: string): OutgoingMessage {
   const row = rowOf(step);
   const { contract, payload } = row.name === step ? row.command : row.compensation!.command;
-  const base = { checkoutId: checkout.id, idempotencyKey: stepKey(checkout.id, step), attempt };
-  return answer(contract, payload(base, checkout, reason));
+  const base = { checkoutId: checkout.id, idempotencyKey: keyOfStep(checkout.id, step), attempt };
+  return outgoing(contract, payload(base, checkout, reason));
 }

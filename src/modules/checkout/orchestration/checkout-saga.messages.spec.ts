@@ -10,7 +10,7 @@ import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '..
 import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
 import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './checkout-saga.specification';
-import type { SagaInput } from './domain/checkout.saga';
+import type { SagaInput } from './domain/saga-machine';
 import { SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
 
 /**

@@ -1,7 +1,7 @@
 import type { ForwardStep } from '../core/checkout-steps';
 import { CHECKOUT_SAGA } from './checkout-saga';
 import { given, SPEC_POLICY } from './checkout-saga.specification';
-import type { Saga, SagaInput } from './domain/checkout.saga';
+import type { Saga, SagaInput } from './domain/saga-machine';
 
 /**
  * The checkout saga's rules, by what it learns (inputs), what it becomes (its state) and which

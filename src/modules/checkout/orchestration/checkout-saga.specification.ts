@@ -1,8 +1,8 @@
-import type { Answer, MessageContract } from '../../../infra/outbox';
+import type { OutgoingMessage, MessageContract } from '../../../infra/outbox';
 import { FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
-import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/checkout.saga';
+import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/saga-machine';
 import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
 import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER } from './saga-answers';
 
@@ -32,7 +32,7 @@ export const SPEC_CHECKOUT = {
 } as CheckoutRow;
 
 /** A participant's message about the checkout, with the headers it arrives with. */
-export interface Heard extends Answer {
+export interface Heard extends OutgoingMessage {
   headers?: Record<string, string>;
 }
 
@@ -51,7 +51,7 @@ export interface Then {
   /** The commands `when` sent, in order. */
   commands: SagaCommand[];
   /** The messages that carry them. */
-  sent: Answer[];
+  sent: OutgoingMessage[];
   /** Their types. */
   sends: string[];
   /** The checkout's status read model after `when`. */

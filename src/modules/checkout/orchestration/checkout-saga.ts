@@ -1,7 +1,7 @@
-import type { Answer } from '../../../infra/outbox';
+import type { OutgoingMessage } from '../../../infra/outbox';
 import { CHECKOUT_STEPS, stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { type SagaCommand, sagaMachine } from './domain/checkout.saga';
+import { type SagaCommand, sagaMachine } from './domain/saga-machine';
 
 /** The checkout's saga: the state machine over the checkout's table of steps. */
 export const CHECKOUT_SAGA = sagaMachine(CHECKOUT_STEPS);
@@ -10,5 +10,5 @@ export const CHECKOUT_SAGA = sagaMachine(CHECKOUT_STEPS);
  * The message that carries one of the saga's commands to its participant, under the step's
  * idempotency key; a compensation's says why the checkout is undone.
  */
-export const commandMessage = (checkout: CheckoutRow, command: SagaCommand): Answer =>
+export const commandMessage = (checkout: CheckoutRow, command: SagaCommand): OutgoingMessage =>
   stepCommand(checkout, command.executes, command.attempt, command.kind === 'compensation' ? command.reason : '');

@@ -5,7 +5,7 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { isUndoing, type Saga, type SagaInput } from './domain/checkout.saga';
+import { isUndoing, type Saga, type SagaInput } from './domain/saga-machine';
 import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
 import { STEP_ATTEMPT_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';

@@ -23,7 +23,7 @@ import { SignedIn } from '../../../infra/auth/access';
 import { type Caller, CurrentCaller } from '../../../infra/auth/caller';
 import { RateLimited } from '../../../infra/auth/rate-limit';
 import { CheckoutAccepted, StartCheckoutDto } from './start-checkout.dto';
-import { type IdempotencyKey, StartCheckout } from './start-checkout.handler';
+import { type IdempotencyKey, StartCheckout } from './start-checkout.use-case';
 
 @ApiTags('checkouts')
 @Controller('checkouts')

@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { SagaCommandPayload } from '../../checkout/contracts';
 import { ActivateAccessCommand } from '../contracts';
-import { ActivateAccess } from './activate-access.handler';
+import { ActivateAccess } from './activate-access.use-case';
 import { activateAccessStep } from './activate-access.step';
 
 /** Orchestration: make the access active on command; a failure is told, and the orchestrator retries. */

@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { PaymentCaptured, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
-import { ActivateAccess } from './activate-access.handler';
+import { ActivateAccess } from './activate-access.use-case';
 import { activateAccessStep } from './activate-access.step';
 
 /** Choreography: the money is taken, so the provisional access becomes the buyer's for real. */

@@ -2,6 +2,13 @@ import { IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { defineCommand, defineEvent } from '../../../infra/outbox';
 import { CompensationCommandPayload, SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
+/** Content's actions on a checkout, by name: the checkout's table and the step declarations both use these. */
+export const CONTENT_STEPS = {
+  grantAccess: 'content.grant-access',
+  activateAccess: 'content.activate-access',
+  revokeAccess: 'content.revoke-access',
+} as const;
+
 export class AccessGrantedPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() entitlementId!: string;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { GrantAccessCommand, type GrantAccessCommandPayload } from '../contracts';
-import { GrantAccess } from './grant-access.handler';
+import { GrantAccess } from './grant-access.use-case';
 import { grantAccessStep } from './grant-access.step';
 
 /** Orchestration: give access on command, answered as in the choreography, every time. */

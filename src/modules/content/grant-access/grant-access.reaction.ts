@@ -4,7 +4,7 @@ import { StepRunner } from '../../../infra/steps';
 import { PaymentAuthorized, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { grantKey } from '../idempotency-keys';
-import { GrantAccess } from './grant-access.handler';
+import { GrantAccess } from './grant-access.use-case';
 import { grantAccessStep } from './grant-access.step';
 
 /** Choreography: funds are held, so give access, or say why not (and billing will void). */

@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { CompensationCommandPayload } from '../../checkout/contracts';
 import { RevokeAccessCommand } from '../contracts';
-import { RevokeAccess } from './revoke-access.handler';
+import { RevokeAccess } from './revoke-access.use-case';
 import { revokeAccessStep } from './revoke-access.step';
 
 /** Orchestration: withdraw the access on command, answered every time. */

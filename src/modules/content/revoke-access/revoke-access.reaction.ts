@@ -4,7 +4,7 @@ import { StepRunner } from '../../../infra/steps';
 import { CaptureDeclined, type PaymentRefusalPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { grantKey } from '../idempotency-keys';
-import { RevokeAccess } from './revoke-access.handler';
+import { RevokeAccess } from './revoke-access.use-case';
 import { revokeAccessStep } from './revoke-access.step';
 
 /** Choreography's compensation: the money could not be taken, so the access goes first. */

@@ -1,7 +1,7 @@
-import { answer } from '../../../infra/outbox';
+import { outgoing } from '../../../infra/outbox';
 import type { Compensation } from '../../../infra/steps';
-import { AccessRevoked, ContentStepFailed } from '../contracts';
-import type { RevokeAccessInput, RevokeOutcome } from './revoke-access.handler';
+import { AccessRevoked, CONTENT_STEPS, ContentStepFailed } from '../contracts';
+import type { RevokeAccessInput, RevokeOutcome } from './revoke-access.use-case';
 
 /**
  * Withdrawing the access, the grant's compensation, announced as revoked with the reason the
@@ -9,8 +9,8 @@ import type { RevokeAccessInput, RevokeOutcome } from './revoke-access.handler';
  */
 export const revokeAccessStep: Compensation<RevokeAccessInput & { reason: string }, RevokeOutcome> = {
   kind: 'compensation',
-  name: 'content.revoke-access',
-  answer: ({ checkoutId, reason }, { entitlementId }) => answer(AccessRevoked, { checkoutId, entitlementId, reason }),
+  name: CONTENT_STEPS.revokeAccess,
+  answer: ({ checkoutId, reason }, { entitlementId }) => outgoing(AccessRevoked, { checkoutId, entitlementId, reason }),
   isNew: (result) => result.isNew,
   failure: ContentStepFailed,
 };

@@ -2,6 +2,11 @@ import { IsISO31661Alpha2, IsString, IsUUID, MaxLength } from 'class-validator';
 import { defineCommand, defineEvent } from '../../../infra/outbox';
 import { SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
+/** Identity's action on a checkout, by name: the checkout's table and the step declaration both use it. */
+export const IDENTITY_STEPS = {
+  verifyUser: 'identity.verify-user',
+} as const;
+
 export class BuyerVerifiedPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() userId!: string;

@@ -5,7 +5,7 @@ import { BuyerTokens } from '../../../infra/auth/buyer-tokens';
 import { RateLimited } from '../../../infra/auth/rate-limit';
 import type { UserView } from '../identity.api';
 import { CreatedUserResponse, CreateUserDto } from './create-user.dto';
-import { CreateUser } from './create-user.handler';
+import { CreateUser } from './create-user.use-case';
 
 /** Signing up: anyone may, and gets the token that lets them buy and follow their checkouts. */
 @ApiTags('users')

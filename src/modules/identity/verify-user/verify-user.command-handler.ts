@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { VerifyUserCommand, type VerifyUserCommandPayload } from '../contracts';
-import { VerifyUser } from './verify-user.handler';
+import { VerifyUser } from './verify-user.use-case';
 import { verifyUserStep } from './verify-user.step';
 
 /** Orchestration: the orchestrator asks, identity answers with its verdict. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED, CheckoutRequested, type CheckoutRequestedPayload } from '../../checkout/contracts';
-import { VerifyUser } from './verify-user.handler';
+import { VerifyUser } from './verify-user.use-case';
 import { verifyUserStep } from './verify-user.step';
 
 /** Choreography: a requested checkout is answered with the buyer's verdict. */

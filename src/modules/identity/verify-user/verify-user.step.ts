@@ -1,7 +1,7 @@
-import { answer } from '../../../infra/outbox';
+import { outgoing } from '../../../infra/outbox';
 import type { CommandStep } from '../../../infra/steps';
 import type { BuyerVerdict } from '../domain/buyer';
-import { BuyerRejected, BuyerVerified, IdentityStepFailed } from '../contracts';
+import { BuyerRejected, BuyerVerified, IDENTITY_STEPS, IdentityStepFailed } from '../contracts';
 
 export interface VerifyUserInput {
   checkoutId: string;
@@ -13,11 +13,11 @@ export interface VerifyUserInput {
  * Verifying changes nothing, so every verdict is announced, a repeated one included.
  */
 export const verifyUserStep: CommandStep<VerifyUserInput, BuyerVerdict> = {
-  name: 'identity.verify-user',
+  name: IDENTITY_STEPS.verifyUser,
   refuse: (reason) => ({ verified: false, reason }),
   answer: ({ checkoutId, userId }, verdict) =>
     verdict.verified
-      ? answer(BuyerVerified, { checkoutId, userId, country: verdict.country })
-      : answer(BuyerRejected, { checkoutId, userId, reason: verdict.reason }),
+      ? outgoing(BuyerVerified, { checkoutId, userId, country: verdict.country })
+      : outgoing(BuyerRejected, { checkoutId, userId, reason: verdict.reason }),
   failure: IdentityStepFailed,
 };

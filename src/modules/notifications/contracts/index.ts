@@ -2,6 +2,12 @@ import { IsString, IsUUID } from 'class-validator';
 import { defineCommand, defineEvent } from '../../../infra/outbox';
 import { SagaCommandPayload, StepFailedPayload } from '../../checkout/contracts';
 
+/** Notifications' actions on a checkout, by name: the checkout's table and the step declarations both use these. */
+export const NOTIFICATIONS_STEPS = {
+  sendWelcomeEmail: 'notifications.send-welcome-email',
+  correctWelcomeEmail: 'notifications.correct-welcome-email',
+} as const;
+
 export class WelcomeEmailSentPayload {
   @IsUUID() checkoutId!: string;
   @IsUUID() emailId!: string;

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { PaymentRefunded, type PaymentRefundedPayload } from '../../billing/contracts';
-import { CorrectWelcomeEmail } from './correct-welcome-email.handler';
+import { CorrectWelcomeEmail } from './correct-welcome-email.use-case';
 import { correctWelcomeEmailStep } from './correct-welcome-email.step';
 
 /** Either mode: the money of a checkout went back to the buyer, so correct what we told them. */

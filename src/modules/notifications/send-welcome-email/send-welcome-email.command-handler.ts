@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { SendWelcomeEmailCommand, type SendWelcomeEmailCommandPayload } from '../contracts';
-import { SendWelcomeEmail } from './send-welcome-email.handler';
+import { SendWelcomeEmail } from './send-welcome-email.use-case';
 import { sendWelcomeEmailStep } from './send-welcome-email.step';
 
 /** Orchestration: welcome the buyer on command; a failure is told, and the orchestrator retries. */

@@ -3,7 +3,7 @@ import { OnMessage } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessActivated, type AccessGrantedPayload } from '../../content/contracts';
-import { SendWelcomeEmail } from './send-welcome-email.handler';
+import { SendWelcomeEmail } from './send-welcome-email.use-case';
 import { sendWelcomeEmailStep } from './send-welcome-email.step';
 
 /** Choreography: the money is taken and the access is the buyer's, so welcome them. */

@@ -16,6 +16,7 @@ import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from '../core/checkout-coordinator';
+import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
 
 /** Visible ASCII, 1 to 255 characters. */
@@ -73,7 +74,7 @@ export class StartCheckout {
       plan_id: plan.id,
       payment_method: request.paymentMethod,
       mode,
-      step: 'identity.verify-user',
+      step: FORWARD_STEPS[0],
       correlation_id: this.cls.get('correlationId') ?? randomUUID(),
     });
     await coordinator.start(checkout);
