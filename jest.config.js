@@ -11,6 +11,8 @@ module.exports = {
     '<rootDir>/test/**/*.int-spec.ts',
     '<rootDir>/test/**/*.e2e-spec.ts',
     '<rootDir>/test/exercises/**/*.spec.ts',
+    // The transport's and the steps' rules without the app (test/support/transport-rig.ts).
+    '<rootDir>/test/unit/**/*.spec.ts',
     // Checks of the repository itself that boot nothing, such as the documentation's links.
     '<rootDir>/test/docs/**/*.spec.ts',
   ],

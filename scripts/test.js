@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: makes sure Postgres and Redis answer where the tests look for them (see
 // services.js), then runs the whole Jest suite, then checks that every exercise's starter and
-// wrong answers are red (see exercise.js).
+// wrong answers are red (see exercise.js). `npm run test:unit` (--unit): only the specs that boot
+// no app (jest.unit.config.js), in seconds.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
@@ -14,6 +15,7 @@ async function main() {
   await ensureServices();
 
   const args = process.argv.slice(2);
+  if (args[0] === '--unit') process.exit(jest(['--config', 'jest.unit.config.js', ...args.slice(1)]));
   if (args.length > 0) process.exit(jest(args));
   // The whole suite: first everything but the heaviest files, two at a time; then those alone, so
   // that the browser, the crash matrices (ours: four lanes of processes booting; the peers': two),

@@ -4,11 +4,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DatabaseModule } from '../database/database.module';
 import { StepCatalog } from '../steps/step-catalog';
 import { StepRunner } from '../steps/step-runner';
-import { CreateOutboxSchema1795970000000 } from './database/migrations/1795970000000-create-outbox-schema';
-import { CreateOutboxTables1795970001000 } from './database/migrations/1795970001000-create-outbox-tables';
-import { CreateOutboxDeployment1795970002000 } from './database/migrations/1795970002000-create-outbox-deployment';
-import { RecordCrashedDeliveries1795970003000 } from './database/migrations/1795970003000-record-crashed-deliveries';
-import { CreateOutboxConsumers1795970004000 } from './database/migrations/1795970004000-create-outbox-consumers';
+import { OUTBOX_MIGRATIONS } from './database/migrations';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
@@ -39,13 +35,7 @@ import { TransportHistory } from './transport-history';
     ConfigModule.forFeature(outboxConfig),
     DiscoveryModule,
     DatabaseModule.forFeature({
-      migrations: [
-        CreateOutboxSchema1795970000000,
-        CreateOutboxTables1795970001000,
-        CreateOutboxDeployment1795970002000,
-        RecordCrashedDeliveries1795970003000,
-        CreateOutboxConsumers1795970004000,
-      ],
+      migrations: OUTBOX_MIGRATIONS,
     }),
   ],
   controllers: [DeadLettersController],

@@ -33,7 +33,7 @@ export interface ConsumerOptions extends Omit<SubscriptionOptions, 'consumer'> {
   dedup?: Dedup;
 }
 
-type Declared = SubscriptionOptions & ConsumerOptions & { contracts: MessageContract[] };
+export type Declared = SubscriptionOptions & ConsumerOptions & { contracts: MessageContract[] };
 
 const SubscriptionMetadata = DiscoveryService.createDecorator<Declared>();
 const ConsumerMetadata = DiscoveryService.createDecorator<ConsumerOptions & { consumer: string }>();
@@ -144,7 +144,11 @@ export class Subscriptions implements OnModuleInit {
     return { ...consumer, contracts };
   }
 
-  private add(
+  /**
+   * Adds what a handler's decorators declare; discovery calls it at boot, and a test of the
+   * transport that runs without Nest calls it with handlers of its own.
+   */
+  add(
     { consumer, contracts, where = {}, role = 'worker', exclusive = false, dedup = 'transport' }: Declared,
     handle: MessageHandler,
   ) {

@@ -1,0 +1,18 @@
+// `npm run test:unit`: the specs that boot no app, for a fast inner loop. The unit specs beside
+// the code, the benchmark's and the documentation's checks, and the transport's and the steps'
+// rules (test/unit/), over real Postgres and Redis but without Nest. Every one of them also runs
+// in `npm test`.
+const base = require('./jest.config');
+
+/** @type {import('jest').Config} */
+module.exports = {
+  ...base,
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    '<rootDir>/bench/**/*.spec.ts',
+    '<rootDir>/test/docs/**/*.spec.ts',
+    '<rootDir>/test/unit/**/*.spec.ts',
+  ],
+  // No template database: nothing here migrates the app's schemas.
+  globalSetup: '<rootDir>/test/support/unit-global-setup.ts',
+};

@@ -1,0 +1,14 @@
+import { CreateOutboxSchema1795970000000 } from './1795970000000-create-outbox-schema';
+import { CreateOutboxTables1795970001000 } from './1795970001000-create-outbox-tables';
+import { CreateOutboxDeployment1795970002000 } from './1795970002000-create-outbox-deployment';
+import { RecordCrashedDeliveries1795970003000 } from './1795970003000-record-crashed-deliveries';
+import { CreateOutboxConsumers1795970004000 } from './1795970004000-create-outbox-consumers';
+
+/** The transport's schema, in order: the app registers them, and the transport's own tests migrate with them alone. */
+export const OUTBOX_MIGRATIONS = [
+  CreateOutboxSchema1795970000000,
+  CreateOutboxTables1795970001000,
+  CreateOutboxDeployment1795970002000,
+  RecordCrashedDeliveries1795970003000,
+  CreateOutboxConsumers1795970004000,
+];
