@@ -1,0 +1,126 @@
+import { Worker } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { jobIdOf } from '../../../src/infra/outbox/outbox.queues';
+import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import { eventually } from '../../support/eventually';
+import { type EntryPayload, TransportRig } from '../../support/transport-rig';
+
+const LOCK_MS = 500;
+
+/**
+ * Deliveries whose worker died holding them: a worker of the test's own takes the job and is
+ * closed without finishing it, as a process that dies would leave it; a checker of the test's own
+ * (BullMQ's stalled-job check) puts it back, counted as a stall. Then the consumer's workers start.
+ */
+describe('A delivery whose worker died', () => {
+  let rig: TransportRig;
+
+  beforeEach(async () => {
+    rig = await TransportRig.start({ outbox: { jobLockMs: LOCK_MS, crashLimit: 2 } });
+    await rig.consume({ consumer: 'unit.apply-entry' }, applying);
+  });
+  afterEach(() => rig?.stop());
+
+  const applying: MessageHandler = (payload) => rig.noteEffect('unit.apply-entry', (payload as EntryPayload).entryId);
+
+  /** A worker takes the next job of the queue and dies with it; the job comes back once stalled. */
+  async function dieHolding(name: string, jobId: string): Promise<void> {
+    const queue = rig.queues.queue(name);
+    const options = { prefix: rig.queuePrefix.of(name), autorun: false, lockDuration: LOCK_MS };
+    const before = (await queue.getJob(jobId))!.stalledCounter;
+    const dying = new Worker(name, undefined, { ...options, connection: rig.redis.open('dying', 'blocking') });
+    const held = await dying.getNextJob('dying').finally(() => dying.close(true));
+    expect(held?.id).toBe(jobId);
+    const checker = new Worker(name, undefined, {
+      ...options,
+      connection: rig.redis.open('checker', 'blocking'),
+      stalledInterval: 100,
+      maxStalledCount: 10,
+    });
+    void checker.startStalledCheckTimer();
+    try {
+      await eventually(
+        async () => {
+          const job = await queue.getJob(jobId);
+          expect([job?.stalledCounter, await job?.getState()]).toEqual([before + 1, 'waiting']);
+        },
+        { timeoutMs: 10_000, what: 'the job to be found stalled' },
+      );
+    } finally {
+      await checker.close();
+    }
+  }
+
+  const crashes = async (ids: string[]) =>
+    (
+      await rig.query<{ consumer: string; id: string; n: number }>(
+        `SELECT consumer, message_id AS id, count(*)::int AS n FROM outbox.delivery_attempts
+          WHERE message_id = ANY($1::uuid[]) AND outcome = 'crashed' GROUP BY consumer, message_id`,
+        [ids],
+      )
+    )
+      .map(({ consumer, id, n }) => `${consumer} ${ids.indexOf(id)}: ${n}`)
+      .sort();
+  const effects = async (entries: string[]) =>
+    (
+      await rig.query<{ consumer: string; entry_id: string; n: number }>(
+        `SELECT consumer, entry_id, count(*)::int AS n FROM unit.effects WHERE entry_id = ANY($1::uuid[])
+          GROUP BY consumer, entry_id`,
+        [entries],
+      )
+    )
+      .map(({ consumer, entry_id, n }) => `${consumer} ${entries.indexOf(entry_id)}: ${n}`)
+      .sort();
+
+  it('when a batch’s worker dies, then its deliveries run again alone, none of them counted, and each takes effect once', async () => {
+    const entries = [randomUUID(), randomUUID(), randomUUID()];
+    const ids = await rig.publish(...entries.map((entryId) => ({ payload: { entryId, amountCents: 1 } })));
+    expect(await rig.relay.relayBatch()).toBe(3);
+    const [batch] = await rig.queues.queue('unit').getJobs(['waiting']);
+
+    await dieHolding('unit', batch.id!);
+    rig.startConsuming();
+
+    const once = ['unit.apply-entry 0: 1', 'unit.apply-entry 1: 1', 'unit.apply-entry 2: 1'];
+    await eventually(async () => expect(await effects(entries)).toEqual(once), {
+      what: 'every delivery of the batch to take effect',
+    });
+    expect(await crashes(ids)).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
+  }, 30_000);
+
+  it('when a delivery’s worker dies as often as the crash limit, then it alone is dead-lettered, and the delivery of the same message to another consumer, which died once, is handled', async () => {
+    await rig.consume({ consumer: 'audit.note-entry' }, (payload) =>
+      rig.noteEffect('audit.note-entry', (payload as EntryPayload).entryId),
+    );
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
+    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
+    await dieHolding('audit', jobIdOf(id, 'audit.note-entry'));
+    // The other consumer's delivery waits until the first is dead-lettered: its count would then
+    // see the first one's crashes, were they counted per message rather than per delivery.
+    await rig.queues.queue('audit').pause();
+
+    rig.startConsuming();
+
+    const deadLetters = await eventually(
+      async () => {
+        const rows = await rig.query<{ consumer: string; error: string }>(
+          `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
+          [id],
+        );
+        expect(rows).toHaveLength(1);
+        return rows;
+      },
+      { what: 'the delivery that killed its worker twice to be dead-lettered' },
+    );
+    expect(deadLetters).toEqual([{ consumer: 'unit.apply-entry', error: 'crashed the worker 2 times' }]);
+    await rig.queues.queue('audit').resume();
+    await eventually(async () => expect(await effects([entryId])).toEqual(['audit.note-entry 0: 1']), {
+      what: 'the other consumer to take effect',
+    });
+    expect(await crashes([id])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 2']);
+  }, 30_000);
+});
