@@ -219,6 +219,15 @@ export async function sendWithNext(tx: EntityManager, text: string, values: unkn
 }
 
 /**
+ * As sendWithNext, on a pool client used without TypeORM (a pool whose Client is AppPgClient):
+ * held for the next statement in a transaction, sent alone otherwise or by any other client.
+ */
+export async function sendWithNextOn(client: object, text: string, values: unknown[]): Promise<void> {
+  if (client instanceof AppPgClient && client.sendWithNext(text, values)) return;
+  await (client as Client).query(text, values);
+}
+
+/**
  * Takes a lock on `key` that lasts until the transaction of `tx` ends (an advisory lock: it can
  * guard rows that do not exist yet), without a round trip of its own: it goes in one write with
  * the transaction's next statement, which Postgres runs once the lock is granted. That statement

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Pool, type PoolClient } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
+import { AppPgClient, type AppPgClientConfig, sendWithNextOn } from '../../../infra/database/app-pg-client';
 import type { PaymentMethod } from '../../checkout/contracts';
 
 export type GatewayAnswer = { approved: true; authorizationId: string } | { approved: false; reason: string };
@@ -37,6 +38,9 @@ export abstract class CardGateway {
 
 type Operation = 'authorize' | 'capture' | 'void' | 'refund';
 
+/** Held until the transaction ends; sent with the statement after it, which runs once it is granted. */
+const LOCK = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
+
 /** A decision of the gateway; one about an authorization it does not know is not remembered. */
 interface Decision {
   answer: GatewayAnswer & Record<string, unknown>;
@@ -53,6 +57,13 @@ interface Decision {
  * own, outside the caller's transaction and connections, because a real gateway's memory does
  * not roll back with ours and does not wait for our pool. Each operation is filed under the
  * authorization it concerns and the merchant's reference, which is what the invariants count.
+ *
+ * It talks to Postgres through the app's client (AppPgClient), so that a call costs the app's
+ * process about what a real gateway's one HTTP request would, not a round trip per statement: a
+ * transaction's BEGIN and each lock go in one write with the statement after them, the remembered
+ * answer with the COMMIT, and each statement is prepared once per connection (unless
+ * DATABASE_PREPARED_STATEMENTS says not to). An authorization costs two round trips, a capture,
+ * a void or a refund four.
  */
 @Injectable()
 export class FakeCardGateway extends CardGateway implements OnApplicationShutdown {
@@ -60,7 +71,14 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
 
   constructor(@Inject(databaseConfig.KEY) config: DatabaseConfig) {
     super();
-    this.pool = new Pool({ connectionString: config.url, max: 4, application_name: 'fake-card-gateway' });
+    const options: PoolConfig & AppPgClientConfig = {
+      connectionString: config.url,
+      max: 4,
+      application_name: 'fake-card-gateway',
+      Client: AppPgClient,
+      prepareStatements: config.preparedStatements,
+    };
+    this.pool = new Pool(options);
     this.pool.on('error', () => undefined); // an idle connection lost with Postgres: the next call opens another
   }
 
@@ -131,14 +149,16 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
     db.on('error', onLost);
     try {
       await db.query('BEGIN');
-      await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`gateway:${operation}:${key}`]);
+      await sendWithNextOn(db, LOCK, [`gateway:${operation}:${key}`]);
       const { rows: stored } = await db.query<{ response: GatewayAnswer }>(
         `SELECT response FROM billing.gateway_requests WHERE operation = $1 AND idempotency_key = $2`,
         [operation, key],
       );
       const decision = stored[0] ? undefined : await decide(db);
       if (decision?.remembered) {
-        await db.query(
+        // Its failure fails the COMMIT it rides with.
+        await sendWithNextOn(
+          db,
           `INSERT INTO billing.gateway_requests
              (operation, idempotency_key, response, reference, authorization_id, approved)
            VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -179,7 +199,7 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
       ],
     );
     if (!rows[0]) return undefined;
-    await db.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`gateway:authorization:${rows[0].id}`]);
+    await sendWithNextOn(db, LOCK, [`gateway:authorization:${rows[0].id}`]);
     const { rows: done } = await db.query<{ operation: string }>(
       `SELECT operation FROM billing.gateway_requests WHERE authorization_id = $1 AND approved AND operation <> 'authorize'`,
       [rows[0].id],
