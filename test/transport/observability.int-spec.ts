@@ -101,6 +101,14 @@ describe('Metrics, roles and the faults API', () => {
     await admin(api.http().put('/admin/faults'))
       .send({ rules: [{ point: 'relay.after-push', action: 'explode' }] })
       .expect(400);
+    // Only a step's or a compensation's work belongs to one correlation; a relay batch carries many.
+    const uncorrelated = await admin(api.http().put('/admin/faults'))
+      .send({ rules: [{ point: 'relay.after-push', action: 'fail', correlationId: 'c-1' }] })
+      .expect(400);
+    expect(uncorrelated.body.details).toEqual([
+      'rules.0.correlationId: only step and compensation points belong to one correlation',
+    ]);
+    expect((await admin(api.http().get('/admin/faults')).expect(200)).body.rules).toEqual([]);
 
     const { body: set } = await admin(api.http().put('/admin/faults'))
       .send({ rules: [{ point: 'consumer:ledger.apply-entry', action: 'fail', times: 2 }] })

@@ -43,6 +43,15 @@ class FaultRuleDto {
   @Min(1)
   @Max(1_000_000)
   times?: number;
+
+  @ApiPropertyOptional({
+    example: '5f0c6c1e-2b7a-4d8e-9a51-0c7d3e1f2a4b',
+    description: "Only this correlation id's work (a checkout's steps and compensations); omitted: everyone's",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  correlationId?: string;
 }
 
 class FaultRulesDto {

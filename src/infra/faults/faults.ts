@@ -14,7 +14,15 @@ export interface FaultRule {
   action: FaultAction;
   /** How many occurrences it affects; omitted: every one. */
   times?: number;
+  /**
+   * Only the work of this correlation id (one checkout's: its steps and compensations); omitted:
+   * everyone's. Lets several rules on one step run side by side, each on its own checkout.
+   */
+  correlationId?: string;
 }
+
+/** The points whose work belongs to one correlation, where a rule may name one. */
+const CORRELATED_POINTS = /^(step|compensation):/;
 
 export interface ActiveFaultRule extends FaultRule {
   /** Occurrences it has affected so far. */
@@ -80,6 +88,9 @@ export class Faults {
       if (!point.actions.includes(rule.action)) {
         return [`rules.${index}.action: ${rule.point} understands ${point.actions.join(', ')}`];
       }
+      if (rule.correlationId !== undefined && !CORRELATED_POINTS.test(rule.point)) {
+        return [`rules.${index}.correlationId: only step and compensation points belong to one correlation`];
+      }
       return [];
     });
   }
@@ -99,10 +110,18 @@ export class Faults {
     return this.rules.map((rule) => ({ ...rule }));
   }
 
-  /** The action to take at this point now, if a rule says so; each call uses up one occurrence. */
-  take(point: string): FaultAction | undefined {
+  /**
+   * The action to take at this point now, for the work of `correlationId`, if a rule says so; each
+   * call uses up one occurrence.
+   */
+  take(point: string, correlationId?: string): FaultAction | undefined {
     if (!this.enabled) return undefined;
-    const rule = this.rules.find((r) => r.point === point && (r.times === undefined || r.hits < r.times));
+    const rule = this.rules.find(
+      (r) =>
+        r.point === point &&
+        (r.correlationId === undefined || r.correlationId === correlationId) &&
+        (r.times === undefined || r.hits < r.times),
+    );
     if (!rule) return undefined;
     rule.hits += 1;
     this.logger.warn(`Injecting ${rule.action} at ${point} (${rule.hits}${rule.times ? `/${rule.times}` : ''})`);

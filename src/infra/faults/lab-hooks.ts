@@ -163,7 +163,7 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
   private decide(point: string): FaultAction | undefined {
     const decided = this.delivered()?.decisions;
     if (decided?.has(point)) return decided.get(point);
-    const action = this.faults.take(point);
+    const action = this.faults.take(point, this.cls.isActive() ? this.cls.get('correlationId') : undefined);
     decided?.set(point, action);
     return action;
   }
