@@ -5,6 +5,7 @@ import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
 import { eventually } from '../../support/eventually';
 import { type EntryPayload, TransportRig } from '../../support/transport-rig';
 
+/** The lock of the test's worker that dies: short, so that its job is soon found stalled. */
 const LOCK_MS = 500;
 
 /**
@@ -16,7 +17,9 @@ describe('A delivery whose worker died', () => {
   let rig: TransportRig;
 
   beforeEach(async () => {
-    rig = await TransportRig.start({ outbox: { jobLockMs: LOCK_MS, crashLimit: 2 } });
+    // The consumer's own lock stays the default (30 s): under load, a lock of its own that lapsed
+    // would be a stall the test did not make.
+    rig = await TransportRig.start({ outbox: { crashLimit: 2 } });
     await rig.consume({ consumer: 'unit.apply-entry' }, applying);
   });
   afterEach(() => rig?.stop());
