@@ -76,6 +76,33 @@ describe('The inbox', () => {
     expect(await inboxRows(id)).toEqual([{ consumer: 'unit.apply-entry' }]);
   });
 
+  it('when a consumer dedups on its own, then a second copy reaches its handler too, and the inbox row is the first one’s receipt', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 4 } });
+    const own = (attempt: number): InboxDelivery => ({
+      ...deliveryOf(id, 'unit.count-entry', noting('unit.count-entry'), attempt),
+      subscription: { ...consumerOf('unit.count-entry', noting('unit.count-entry')), dedup: 'handler' },
+    });
+
+    const outcomes = [await rig.inbox.handle(own(1)), await rig.inbox.handle(own(2))];
+
+    expect(outcomes).toEqual(['ok', 'duplicate']);
+    expect(await effects(entryId)).toEqual(['unit.count-entry 2']);
+    expect(await rig.query(`SELECT attempt FROM outbox.inbox WHERE message_id = $1`, [id])).toEqual([{ attempt: 1 }]);
+  });
+
+  it('when a delivery is dead-lettered, then a copy pushed again is not handled, and leaves no inbox row', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 5 } });
+    await rig.deliveryLog.deadLetter({ id, consumer: 'unit.apply-entry' }, 5, 'it kept failing');
+
+    const outcome = await rig.inbox.handle(deliveryOf(id, 'unit.apply-entry', noting('unit.apply-entry'), 6));
+
+    expect(outcome).toBe('duplicate');
+    expect(await effects(entryId)).toEqual([]);
+    expect(await inboxRows(id)).toEqual([]);
+  });
+
   it('when a batch holds several aggregates, then their deliveries run in the order of their aggregates, and a copy in the same batch is a duplicate', async () => {
     // Published in the reverse order of their aggregates' ids.
     const aggregates = [randomUUID(), randomUUID(), randomUUID()].sort().reverse();
