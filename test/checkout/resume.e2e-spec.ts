@@ -5,33 +5,75 @@ import { CheckoutClient } from '../support/checkout-client';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 
+/** Where a case stalls its checkout: the step that swallows one message, and how. */
+type Stall = {
+  step: string;
+  action: 'timeout-before' | 'timeout-after';
+  buyer?: { country?: string };
+  planId?: string;
+};
+
+const SWALLOWED: Stall[] = FORWARD_STEPS.flatMap((step) => [
+  { step, action: 'timeout-before' as const },
+  { step, action: 'timeout-after' as const },
+]);
+const REFUSED_ON_RESUME: Stall = {
+  step: 'content.grant-access',
+  action: 'timeout-before',
+  buyer: { country: 'JP' },
+  planId: 'premium',
+};
+
 describe('Resuming a stalled choreographed checkout', () => {
   let app: TestApp;
   let client: CheckoutClient;
+  /** The stalled checkouts, by case, made side by side before the tests resume them one by one. */
+  const stalledIds = new Map<Stall, Promise<string>>();
 
   beforeAll(async () => {
     app = await TestApp.start({
-      env: { ...QUIET_ENV, OUTBOX_RELAY_INTERVAL_MS: '50', CHECKOUT_STALLED_AFTER_MS: '1500' },
+      // Every case stalls at once: a checkout that is merely slow on a busy machine must not be
+      // taken for a stalled one.
+      env: { ...QUIET_ENV, OUTBOX_RELAY_INTERVAL_MS: '50', CHECKOUT_STALLED_AFTER_MS: '3000' },
     });
     client = new CheckoutClient(app);
-  });
-  afterEach(() => app.get(Faults).clear());
+    // Each rule touches only its own checkout (by its correlation id), so the cases can stall together.
+    const cases = [...SWALLOWED, REFUSED_ON_RESUME].map((stall) => ({ stall, correlationId: randomUUID() }));
+    app
+      .get(Faults)
+      .set(
+        cases.map(({ stall, correlationId }) => ({
+          point: `step:${stall.step}`,
+          action: stall.action,
+          times: 1,
+          correlationId,
+        })),
+      );
+    for (const { stall, correlationId } of cases) {
+      const id = stalled(stall, correlationId);
+      id.catch(() => undefined); // its test reports it
+      stalledIds.set(stall, id);
+    }
+    await Promise.allSettled(stalledIds.values());
+  }, 120_000);
   afterAll(() => app.stop());
 
   const resume = (id: string) => client.admin(app.http().post(`/admin/checkouts/${id}/resume`));
 
   /** A choreographed checkout whose step swallowed one message: the watchdog hands it to a person. */
-  const stalled = async (step: string, action: 'timeout-before' | 'timeout-after', buyer = {}, planId = 'basic') => {
-    app.get(Faults).set([{ point: `step:${step}`, action, times: 1 }]);
-    const id = await client.start({ userId: (await client.createUser(buyer)).id, planId, mode: 'choreography' });
-    expect(await client.until(id, ['INTERVENTION'])).toMatchObject({ status: 'INTERVENTION', step });
+  const stalled = async ({ step, buyer = {}, planId = 'basic' }: Stall, correlationId: string) => {
+    const id = await client.start(
+      { userId: (await client.createUser(buyer)).id, planId, mode: 'choreography' },
+      { 'X-Correlation-Id': correlationId },
+    );
+    expect(await client.until(id, ['INTERVENTION'], 60_000)).toMatchObject({ status: 'INTERVENTION', step });
     return id;
   };
 
-  it.each(FORWARD_STEPS.flatMap((step) => [[step, 'timeout-before'] as const, [step, 'timeout-after'] as const]))(
+  it.each(SWALLOWED.map((stall) => [stall.step, stall.action, stall] as const))(
     'when %s answered nothing (%s) and an operator resumes it, then it completes with one effect of each kind',
-    async (step, action) => {
-      const id = await stalled(step, action);
+    async (step, _action, stall) => {
+      const id = await stalledIds.get(stall)!;
 
       const answer = await resume(id).expect(200);
 
@@ -59,7 +101,7 @@ describe('Resuming a stalled choreographed checkout', () => {
   );
 
   it('when a resumed participant refuses (the plan is not licensed), then the checkout is undone and FAILED with nothing held', async () => {
-    const id = await stalled('content.grant-access', 'timeout-before', { country: 'JP' }, 'premium');
+    const id = await stalledIds.get(REFUSED_ON_RESUME)!;
 
     await resume(id).expect(200);
 
