@@ -21,11 +21,16 @@ export function target(dir?: string): string {
 /** Whether `npm run exercise` is running this spec (it narrates); `npm test` stays silent. */
 export const narrating = (): boolean => process.env.EXERCISE_NARRATE === '1';
 
-/** The file of the answer under test in an exercise's folder: `${dir}/${target}.ts`. */
+/**
+ * The file of the answer under test in an exercise's folder: `${dir}/${target}.ts`, or `.js` where
+ * this file runs compiled (in a child app, test/support/compiled.ts).
+ */
 export function implementationPath(dir: string): string {
-  const file = path.join(dir, `${target(dir)}.ts`);
+  const file = path.join(dir, `${target(dir)}${path.extname(__filename)}`);
   if (!existsSync(file)) {
-    throw new Error(`No ${target(dir)}.ts in ${path.relative(process.cwd(), dir)} (EXERCISE_TARGET=${target(dir)})`);
+    throw new Error(
+      `No ${path.basename(file)} in ${path.relative(process.cwd(), dir)} (EXERCISE_TARGET=${target(dir)})`,
+    );
   }
   return file;
 }
