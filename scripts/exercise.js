@@ -81,8 +81,9 @@ function runJest(
   const args = [
     require.resolve('jest/bin/jest'),
     ...specs,
-    // One file runs in Jest's own process: no worker to start, nor to load the app again.
-    ...(specs.length === 1 ? ['--runInBand'] : [`--maxWorkers=${workers}`]),
+    // One file runs in Jest's own process: no worker to start, nor to load the app again. Jest
+    // then ends its own process, as it ends its workers, whatever a failed spec left running.
+    ...(specs.length === 1 ? ['--runInBand', '--forceExit'] : [`--maxWorkers=${workers}`]),
     '--json',
     `--outputFile=${outputFile}`,
     ...(narrate ? ['--verbose'] : []),
