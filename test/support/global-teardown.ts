@@ -5,6 +5,11 @@ import { runDatabasePrefix, runId, TEST_DATABASE_URL, TEST_REDIS_URL, withDataba
 
 /** Removes whatever this run's tests left behind: their databases and their Redis keys. */
 export default async function globalTeardown(): Promise<void> {
+  await dropRunDatabases();
+  await unlinkRunKeys();
+}
+
+async function dropRunDatabases(): Promise<void> {
   const client = new Client({ connectionString: withDatabaseName(TEST_DATABASE_URL, 'postgres') });
   await client.connect();
   try {
@@ -19,7 +24,10 @@ export default async function globalTeardown(): Promise<void> {
   } finally {
     await client.end();
   }
+}
 
+/** This run's Redis keys. */
+export async function unlinkRunKeys(): Promise<void> {
   const redis = new IORedis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await redis.connect();
   try {

@@ -16,7 +16,7 @@ export class LogicalPostgres {
     private readonly dir: string,
   ) {}
 
-  static async start(): Promise<LogicalPostgres> {
+  static async start({ maxConnections = 120 }: { maxConnections?: number } = {}): Promise<LogicalPostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'postgres-logical-'));
     const { uid, gid } = await postgresUser();
     chownSync(dir, uid, gid);
@@ -32,7 +32,7 @@ export class LogicalPostgres {
         fsync: 'off',
         full_page_writes: 'off',
         shared_buffers: '32MB',
-        max_connections: '120',
+        max_connections: String(maxConnections),
       });
       await asPostgres('pg_ctl', ['-D', server.dataDir, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
       return logical;

@@ -70,26 +70,7 @@ export async function migratedTemplate(): Promise<string> {
 
   const building = `${runDatabasePrefix()}template`;
   await recreateDatabase(building);
-  // Only a build loads the app and TypeORM: importing AppModule registers every module's migrations.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  require('reflect-metadata');
-  require('../../src/app.module');
-  const { DataSource } = require('typeorm') as typeof Typeorm;
-  const { dataSourceOptions } = require('../../src/infra/database/data-source.options') as typeof DataSourceOptions;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const dataSource = new DataSource({
-    ...dataSourceOptions({
-      url: withDatabaseName(TEST_DATABASE_URL, building),
-      poolSize: 2,
-      migrationsRun: false,
-      retryMs: 1_000,
-    }),
-    logger: undefined,
-    logging: false,
-  });
-  await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
-  await dataSource.destroy();
+  await migrate(withDatabaseName(TEST_DATABASE_URL, building));
 
   await onMaintenance(async (client) => {
     try {
@@ -112,4 +93,23 @@ export async function migratedTemplate(): Promise<string> {
   });
   await dropDatabase(building);
   return name;
+}
+
+/** Runs every module's migrations on the database at `url` (the logical lane's template too). */
+export async function migrate(url: string): Promise<void> {
+  // Only a build loads the app and TypeORM: importing AppModule registers every module's migrations.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  require('reflect-metadata');
+  require('../../src/app.module');
+  const { DataSource } = require('typeorm') as typeof Typeorm;
+  const { dataSourceOptions } = require('../../src/infra/database/data-source.options') as typeof DataSourceOptions;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ url, poolSize: 2, migrationsRun: false, retryMs: 1_000 }),
+    logger: undefined,
+    logging: false,
+  });
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  await dataSource.destroy();
 }

@@ -32,9 +32,34 @@ export async function recreateDatabase(name: string, template?: string): Promise
 
 export async function dropDatabase(name: string): Promise<void> {
   assertTestDatabase(withDatabaseName(TEST_DATABASE_URL, name));
-  await onMaintenanceDatabase((client) =>
-    client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`),
-  );
+  await onMaintenanceDatabase(async (client) => {
+    await dropReplicationSlots(client, name);
+    await client.query(`DROP DATABASE IF EXISTS ${escapeIdentifier(name)} WITH (FORCE)`);
+  });
+}
+
+/**
+ * A database with a replication slot cannot be dropped, even WITH (FORCE): the logical relay's
+ * slot (on the logical lane's cluster) goes first, its reader's session ended if it is still there.
+ */
+async function dropReplicationSlots(client: Client, database: string): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    const { rows } = await client.query<{ slot_name: string; active_pid: number | null }>(
+      `SELECT slot_name, active_pid FROM pg_replication_slots WHERE database = $1`,
+      [database],
+    );
+    if (rows.length === 0) return;
+    try {
+      for (const { slot_name, active_pid } of rows) {
+        if (active_pid !== null) await client.query(`SELECT pg_terminate_backend($1, 5000)`, [active_pid]);
+        await client.query(`SELECT pg_drop_replication_slot($1)`, [slot_name]);
+      }
+    } catch (error) {
+      // Its reader took it again before the drop (an app still running): once more, a moment later.
+      if (tries >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 let created = 0;

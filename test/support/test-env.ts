@@ -11,7 +11,7 @@ export const AUTH_TOKEN_SECRET = 'test-token-secret-0123456789abcdefghijklmnop';
  * What every app the tests start runs with, in this process or as a child process: the token
  * secret, no rate limits (a test that wants a limit sets it), and gauges read at each scrape, so
  * that a test reads a figure right after changing it (a test of the reading interval sets its
- * own). The admin token is the tests' to give: some need an app without one.
+ * own), and the lane's relay. The admin token is the tests' to give: some need an app without one.
  */
 export const TEST_APP_ENV: Record<string, string> = {
   AUTH_TOKEN_SECRET,
@@ -19,6 +19,8 @@ export const TEST_APP_ENV: Record<string, string> = {
   RATE_LIMIT_CHECKOUTS: '0',
   RATE_LIMIT_READS: '0',
   METRICS_READ_INTERVAL_MS: '0',
+  // The logical lane's files run with the logical relay (logical-lane.ts); the rest with polling.
+  OUTBOX_RELAY: process.env.TEST_OUTBOX_RELAY ?? 'polling',
 };
 
 /** Set by the global setup; names this run's databases and Redis keys. */

@@ -64,8 +64,10 @@ describe('Replicas sharing one database and one Redis', () => {
     // Together the relays pushed each (message, consumer) once: no row was claimed by both.
     const pushed = await Promise.all(replicas.map((replica) => metricValue(replica, 'outbox_relayed_jobs_total')));
     expect(pushed.reduce((sum, n) => sum + n, 0)).toBe(await routedPairs(replicas[0]));
+    // Polling relays share the claims; the logical relay has one reader of the slot at a time.
+    const relaying = pushed.filter((n) => n > 0).length;
+    expect(relaying).toBe(process.env.TEST_OUTBOX_RELAY === 'logical' ? 1 : replicas.length);
     for (const replica of replicas) {
-      expect(await metricValue(replica, 'outbox_relayed_jobs_total')).toBeGreaterThan(0);
       expect(await metricValue(replica, 'outbox_consumed_total', { outcome: 'ok' })).toBeGreaterThan(0);
     }
   });

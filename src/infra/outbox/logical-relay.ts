@@ -15,7 +15,7 @@ import { isTimeout } from '../database/timeouts';
 import { describeError } from '../errors';
 import { Hooks } from '../hooks/hooks';
 import { AppRoles } from '../roles/app-roles';
-import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
+import { messageColumns, type MessageRow } from './message-row';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxRelay } from './outbox.relay';
@@ -270,7 +270,8 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
   /**
    * Marks these rows published and pushes them, in one transaction: a push that fails, or a
    * process that dies, before the commit leaves them as they were (and unconfirmed). A row marked
-   * already (sent before a crash, or by the start's claim) is pushed again: the same job ids.
+   * already is not pushed again: its mark committed with its push (by the claim when the reader
+   * started, by the net for late rows, or by a reader that died before it confirmed).
    *
    * A commit reaches the slot as soon as its WAL record is written, a moment before the committing
    * session makes it visible to others: a row the statement does not see yet is looked for again,
@@ -282,12 +283,18 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
   private publish(ids: string[]): Promise<void> {
     return this.dataSource
       .transaction(async (tx) => {
+        // Locked first, so that a claim marking the same row meanwhile (the net for late rows) is
+        // waited for, and its mark seen.
         const mark = (some: string[]) =>
-          tx.query<MessageRow[]>(
-            `WITH marked AS (
-               UPDATE outbox.messages SET published_at = coalesce(published_at, clock_timestamp())
+          tx.query<Array<MessageRow & { already: boolean }>>(
+            `WITH found AS (
+               SELECT id, published_at IS NOT NULL AS already FROM outbox.messages
                 WHERE id = ANY($1::uuid[])
-               RETURNING ${MESSAGE_COLUMNS})
+                  FOR UPDATE),
+             marked AS (
+               UPDATE outbox.messages m SET published_at = coalesce(m.published_at, clock_timestamp())
+                 FROM found WHERE m.id = found.id
+               RETURNING ${messageColumns('m')}, found.already)
              SELECT * FROM marked`,
             [some],
           );
@@ -303,7 +310,8 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
         // In the slot's order: commit order, and within a transaction, insert order.
         const order = new Map(ids.map((id, index) => [id, index]));
         rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-        if (rows.length > 0) await this.relay.pushRows(rows);
+        const unpushed = rows.filter((row) => !row.already).map(({ already: _, ...row }) => row);
+        if (unpushed.length > 0) await this.relay.pushRows(unpushed);
         await this.hooks.pushed();
         return rows.length;
       })

@@ -51,7 +51,7 @@ export class OutboxMetrics {
     });
     this.slotRelayed = new Counter({
       name: 'outbox_slot_relayed_messages_total',
-      help: 'Messages the logical relay read from its replication slot and relayed (sent again after a crash included)',
+      help: 'Messages the logical relay read from its replication slot and relayed (or found relayed already: read again after a crash, or claimed when its reader started)',
       registers,
     });
     this.unrouted = new Counter({
