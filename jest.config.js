@@ -27,6 +27,8 @@ const LOGICAL_LANE = [
   'transport/replicas.int-spec.ts',
   'transport/rolling-deploy.int-spec.ts',
   'transport/crashing-handler.int-spec.ts',
+  'transport/maintenance.int-spec.ts',
+  'transport/deployments.int-spec.ts',
   'checkout/choreography.e2e-spec.ts',
   'checkout/orchestration.e2e-spec.ts',
   'checkout/idempotency.e2e-spec.ts',
