@@ -3,6 +3,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { OutboxPublisher } from '../src/infra/outbox';
 import { OUTBOX_CHANNEL } from '../src/infra/outbox/outbox.relay';
@@ -18,7 +19,7 @@ import {
 } from './bench-env';
 import { phase, track } from './progress';
 import { BenchHappened, BenchModule, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
-import { relayRows, relaysSideBySide } from './relays.bench';
+import { relayRows, relaysSideBySide, relaysTable } from './relays.bench';
 import { tracingCost } from './tracing.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
@@ -261,13 +262,18 @@ const relaysBenchmarkFigures = () =>
 export async function relaysBenchmark(): Promise<Record<string, unknown>> {
   try {
     const relays = await relaysBenchmarkFigures();
-    const rows = relayRows(relays);
-    const width = Math.max(...rows.map((r) => r[0].length));
-    const valueWidth = Math.max(...rows.map((r) => r[1].length));
-    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${new Date().toISOString()}\n`);
-    for (const [name, value, note] of rows)
-      console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
-    return { events: EVENTS, relays };
+    const table = relaysTable(relays);
+    const measuredAt = new Date().toISOString();
+    const widths = [
+      Math.max(...table.map((r) => r.figure.length)),
+      Math.max('polling'.length, ...table.map((r) => r.polling.length)),
+      Math.max('logical'.length, ...table.map((r) => r.logical.length)),
+    ];
+    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ');
+    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
+    console.log(line(['', 'polling', 'logical']));
+    for (const row of table) console.log(line([row.figure, row.polling, row.logical]));
+    return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
   } finally {
     await cleanRedis();
   }

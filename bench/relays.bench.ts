@@ -155,3 +155,35 @@ export function relayRows(figures: RelayFigures[]): string[][] {
     ],
   ]);
 }
+
+/** One row of the side-by-side table: what is measured, and each relay's cell as printed. */
+export interface RelaysTableRow {
+  figure: string;
+  polling: string;
+  logical: string;
+}
+
+/**
+ * Both relays side by side, one row per figure, as `npm run bench -- relays` prints it and saves
+ * it (exercise 15 compares a learner's quoted cells with it).
+ */
+export function relaysTable(figures: RelayFigures[]): RelaysTableRow[] {
+  const of = (relay: Relay) => figures.find((f) => f.relay === relay)!;
+  const ms = (n: number) => n.toFixed(1);
+  const row = (figure: string, cell: (f: RelayFigures) => string): RelaysTableRow => ({
+    figure,
+    polling: cell(of('polling')),
+    logical: cell(of('logical')),
+  });
+  const rate = figures[0].light.rate;
+  return [
+    row('drain of a backlog written while it runs', (f) => `${f.drainPerSecond.toFixed(0)} events/s`),
+    row(`a hop at ${rate} events/s, p50 / p99`, (f) => `${ms(f.light.p50)} / ${ms(f.light.p99)} ms`),
+    row("the relay's stage of it, p50 / p99", (f) => `${ms(f.light.relay.p50)} / ${ms(f.light.relay.p99)} ms`),
+    row(
+      'Postgres CPU a message, drain / light',
+      (f) => `${f.drainPostgresMicros.toFixed(0)} / ${f.lightPostgresMicros.toFixed(0)} us`,
+    ),
+    row('Postgres CPU a second, idle', (f) => `${f.idlePostgresMsPerSecond.toFixed(1)} ms`),
+  ];
+}
