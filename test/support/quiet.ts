@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import Redis, { Cluster } from 'ioredis';
-import { queuePrefixOf } from '../../src/infra/outbox/queue-prefix';
+import { queuePrefixOf } from '../../src/infra/outbox/queue-prefix-of';
 import { eventually } from './eventually';
 import type { TestDatabase } from './test-database';
 import { TEST_REDIS_URL } from './test-env';

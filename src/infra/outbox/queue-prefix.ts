@@ -5,6 +5,9 @@ import { databaseConfig, type DatabaseConfig } from '../../config/database.confi
 import { redisConfig, type RedisConfig } from '../../config/redis.config';
 import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
+import { queuePrefixOf } from './queue-prefix-of';
+
+export { queuePrefixOf };
 
 /**
  * The deployment's name in every BullMQ key. QUEUE_PREFIX when set; otherwise derived from the
@@ -15,12 +18,6 @@ import { describeError } from '../errors';
  * scripts touch several keys of one queue at once, so these must share a Redis Cluster slot, while
  * different queues hash to different slots and so spread over a cluster's masters.
  */
-/**
- * A queue's BullMQ prefix: `{<deployment>:<queue>}`, so its keys read `{d:q}:q:wait` and so on.
- * Redis Cluster hashes only what is inside the first braces: one slot per queue and deployment.
- */
-export const queuePrefixOf = (deployment: string, queue: string): string => `{${deployment}:${queue}}`;
-
 @Injectable()
 export class QueuePrefix implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('QueuePrefix');
