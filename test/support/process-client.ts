@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from './eventually';
-import { ADMIN_TOKEN } from './test-app';
+import { ADMIN_TOKEN } from './test-env';
 
 export interface FaultRule {
   point: string;

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
@@ -11,9 +10,9 @@ import { DatabaseConnector } from '../../src/infra/database/database.connector';
 import { LOG_DESTINATION } from '../../src/infra/logging/logging.module';
 import { LogCapture } from './log-capture';
 import { TestDatabase } from './test-database';
-import { ADMIN_TOKEN, runId, TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
+import { ADMIN_TOKEN, newQueuePrefix, TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
 
-export { ADMIN_TOKEN, AUTH_TOKEN_SECRET } from './test-env';
+export { ADMIN_TOKEN, AUTH_TOKEN_SECRET, newQueuePrefix } from './test-env';
 
 export interface StartOptions {
   /** A database to share with other apps (replicas); by default the app gets a fresh one. */
@@ -26,21 +25,11 @@ export interface StartOptions {
   imports?: Array<Type | DynamicModule>;
 }
 
-let apps = 0;
-
 /**
  * nestjs-pino keeps one root logger per process, bound to the first app's destination: every app
  * that a test file starts writes here.
  */
 export const logs = new LogCapture();
-
-/**
- * A fresh key prefix, so that this app's queues are its own. Random, not only counted: each test
- * file loads this module afresh (its counter starts again) in a worker that ran other files, and an
- * earlier app's leftover jobs (a retry still delayed) must not land in a later app's queues.
- */
-export const newQueuePrefix = (): string =>
-  `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${randomBytes(3).toString('hex')}-${++apps}`;
 
 /** The whole app, in this process, over real Postgres and Redis, listening on a free port. */
 export class TestApp {

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+
 /** Where the tests find Postgres and Redis; both default to what docker-compose.yml publishes. */
 export const TEST_DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/checkout_test';
@@ -57,3 +59,13 @@ export function assertTestDatabase(url: string): void {
     throw new Error(`Refusing to run tests against database "${name}": its name must contain "test"`);
   }
 }
+
+let apps = 0;
+
+/**
+ * A fresh key prefix, so that this app's queues are its own. Random, not only counted: each test
+ * file loads this module afresh (its counter starts again) in a worker that ran other files, and an
+ * earlier app's leftover jobs (a retry still delayed) must not land in a later app's queues.
+ */
+export const newQueuePrefix = (): string =>
+  `t${runId()}-${process.env.JEST_WORKER_ID ?? 0}-${randomBytes(3).toString('hex')}-${++apps}`;

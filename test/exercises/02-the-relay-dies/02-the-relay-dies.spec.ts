@@ -6,7 +6,7 @@ import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
 import { eventually } from '../../support/eventually';
 import { stillQueued } from '../../support/queued-deliveries';
 import { TestDatabase } from '../../support/test-database';
-import { TestApp } from '../support/exercise-app';
+import { TestApp } from '../../support/test-app';
 import { implementation, invariant, narrate } from '../support/track';
 import { Billing, EXTEND_MEMBERSHIP } from './exercise';
 

@@ -3,7 +3,8 @@ import { Faults } from '../../../src/infra/faults/faults';
 import { jobIdOf, OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
 import { eventually } from '../../support/eventually';
-import { ExerciseProcess, TestApp } from '../support/exercise-app';
+import { ExerciseProcess } from '../support/exercise-app';
+import { TestApp } from '../../support/test-app';
 import { implementationPath, invariant, narrate } from '../support/track';
 import { Bank, CREDIT_WALLET, WalletModule } from './exercise';
 

@@ -3,7 +3,8 @@ import type { InvariantReport } from '../../../src/operations/invariants';
 import { CheckoutClient } from '../../support/checkout-client';
 import { eventually } from '../../support/eventually';
 import { quiet } from '../../support/quiet';
-import { EXERCISE_ENV, TestApp } from '../support/exercise-app';
+import { EXERCISE_ENV } from '../support/exercise-app';
+import { TestApp } from '../../support/test-app';
 import { invariant, narrate, narrateTimeline } from '../support/track';
 import { CompensationFailsWiring, GATEWAY_VOID_FAULT } from './compensation-fails.wiring';
 

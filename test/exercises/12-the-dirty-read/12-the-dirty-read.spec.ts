@@ -1,6 +1,7 @@
 import { Faults } from '../../../src/infra/faults/faults';
 import { CheckoutClient } from '../../support/checkout-client';
-import { EXERCISE_ENV, TestApp } from '../support/exercise-app';
+import { EXERCISE_ENV } from '../support/exercise-app';
+import { TestApp } from '../../support/test-app';
 import { implementation, narrate, narrateTimeline } from '../support/track';
 import type { AccessReader, Viewer } from './exercise';
 

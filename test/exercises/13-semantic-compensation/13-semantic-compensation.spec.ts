@@ -3,7 +3,8 @@ import { CheckoutClient } from '../../support/checkout-client';
 import { eventually } from '../../support/eventually';
 import { quiet } from '../../support/quiet';
 import { SmtpSink } from '../../support/smtp-sink';
-import { EXERCISE_ENV, TestApp } from '../support/exercise-app';
+import { EXERCISE_ENV } from '../support/exercise-app';
+import { TestApp } from '../../support/test-app';
 import { implementation, narrate, narrateTimeline } from '../support/track';
 import { type Answer, MailroomModule } from './exercise';
 

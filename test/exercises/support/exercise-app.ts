@@ -4,11 +4,8 @@ import { compiledPath, compileTree, NODE_COMPILE_CACHE_DIR } from '../../support
 import { eventually } from '../../support/eventually';
 import { ProcessClient } from '../../support/process-client';
 import { QUIET_ENV } from '../../support/quiet';
-import { newQueuePrefix } from '../../support/test-app';
 import { TestDatabase } from '../../support/test-database';
-import { ADMIN_TOKEN } from '../../support/test-env';
-
-export { TestApp } from '../../support/test-app';
+import { ADMIN_TOKEN, newQueuePrefix } from '../../support/test-env';
 
 /** A Nest module in a file: `{ file: implementationPath(__dirname), name: 'WalletModule' }`. */
 export interface ModuleFile {
