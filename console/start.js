@@ -115,8 +115,9 @@ export function renderStart(container, context) {
   const faultControls = context.operator && context.faults ? faultFieldset(context.faults) : null;
 
   const set = (/** @type {any} */ el, /** @type {string} */ value) => (el.value = value);
+  const chosenScenario = () => SCENARIOS.find((s) => s.id === scenario.value) ?? SCENARIOS[0];
   const applyScenario = () => {
-    const chosen = SCENARIOS.find((s) => s.id === scenario.value) ?? SCENARIOS[0];
+    const chosen = chosenScenario();
     set(email, `${chosen.id}-${crypto.randomUUID().slice(0, 8)}@example.com`);
     set(country, chosen.country);
     set(plan, chosen.plan);
@@ -149,6 +150,7 @@ export function renderStart(container, context) {
     status,
   );
   container.append(h('div', { class: 'start-layout' }, form, guide()));
+  applyScenario();
 
   api
     .plans()
@@ -166,7 +168,8 @@ export function renderStart(container, context) {
             ),
           ),
         );
-        applyScenario();
+        // Only the plan: what the buyer typed meanwhile stays as typed.
+        set(plan, chosenScenario().plan);
       },
     )
     .catch((/** @type {unknown} */ error) => status.append(notice(`Plans: ${messageOf(error)}`, 'error')));

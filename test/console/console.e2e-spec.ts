@@ -241,11 +241,21 @@ describe('The checkout console, in Chromium', () => {
   it('when the API refuses the input, then its own messages show next to the fields', async () => {
     const { page, screenshot } = await open('', { allowed: [/status of 400/] });
     await enterAdminToken(page);
+    // The plans arrive only once the buyer has typed: what they typed must stay as typed.
+    let releasePlans!: () => void;
+    const plansHeld = new Promise<void>((resolve) => (releasePlans = resolve));
+    await page.route('**/plans', async (route) => {
+      await plansHeld;
+      await route.continue();
+    });
     await page.goto(`${app.url}/console/#start`);
     await page.waitForSelector('#start-email');
 
     await page.fill('#start-email', 'not-an-email');
     await page.fill('#start-country', 'XX');
+    releasePlans();
+    await page.waitForSelector('#start-planId option', { state: 'attached' });
+    expect(await page.inputValue('#start-email')).toBe('not-an-email');
     await page.getByRole('button', { name: 'Start' }).click();
 
     await page.waitForSelector('[data-error-for=email]:not(:empty)');
