@@ -36,7 +36,6 @@ import { QueuePrefix } from './queue-prefix';
 import { Subscriptions } from './subscriptions';
 import { isUnreachable } from './unreachable';
 import { traceProcess } from '../tracing/message.tracing';
-import { wakeWorkersOnlyForWaitingJobs } from './bullmq-markers';
 
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 const LEAVE_FOR_OTHERS_MS = 1_000;
@@ -106,7 +105,6 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   private startWorker(queue: string): void {
-    wakeWorkersOnlyForWaitingJobs();
     const worker = new Worker<OutboxJobData>(queue, (job, token) => this.process(job, token), {
       connection: this.redis.open(`worker:${queue}`, 'blocking'),
       prefix: this.queuePrefix.of(queue),

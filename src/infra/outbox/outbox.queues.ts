@@ -5,7 +5,6 @@ import { RedisConnections } from '../redis/redis.connections';
 import { traceContextOf } from '../tracing/message.tracing';
 import { QueuePrefix } from './queue-prefix';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
-import { wakeWorkersOnlyForWaitingJobs } from './bullmq-markers';
 
 /**
  * One delivery as a job names it: ids, and the transport's own bookkeeping. Never the message's
@@ -201,7 +200,6 @@ export class OutboxQueues implements OnApplicationShutdown {
   queue(name: string): Queue<OutboxJobData> {
     let queue = this.queues.get(name);
     if (!queue) {
-      wakeWorkersOnlyForWaitingJobs();
       queue = new Queue<OutboxJobData>(name, {
         connection: this.redis.open(`queue:${name}`, 'command'),
         prefix: this.queuePrefix.of(name),
