@@ -7,11 +7,18 @@ const root = path.resolve(__dirname, '../..');
 
 /**
  * Where the compiled tree lives: beside the packages it requires, which Node finds by walking up
- * to the project's node_modules. Files are written to a temporary name and renamed, so that two
- * runs compiling at once never see half a file (and a node_modules of hard links, shared with
- * another checkout, is never written through).
+ * to the project's node_modules; in a folder named after this checkout, for a node_modules that
+ * several checkouts share. Files are written to a temporary name and renamed, so that two runs
+ * compiling at once never see half a file (and a node_modules of hard links, copied from another
+ * checkout's, is never written through).
  */
-export const COMPILED_ROOT = path.join(root, 'node_modules', '.cache', 'compiled-app');
+export const COMPILED_ROOT = path.join(
+  root,
+  'node_modules',
+  '.cache',
+  'compiled-app',
+  createHash('sha1').update(root).digest('hex').slice(0, 12),
+);
 
 /** Node's cache of the compiled code's bytecode, for the processes that run it (NODE_COMPILE_CACHE). */
 export const NODE_COMPILE_CACHE_DIR = path.join(root, 'node_modules', '.cache', 'node-compile-cache');
