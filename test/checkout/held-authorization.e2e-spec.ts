@@ -1,6 +1,7 @@
-import { Faults } from '../../src/infra/faults/faults';
+import { Faults, type FaultRule } from '../../src/infra/faults/faults';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { CheckoutClient } from '../support/checkout-client';
+import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 
@@ -8,6 +9,13 @@ import { TestApp } from '../support/test-app';
  * Hole 1 of issue 8: the gateway approves an authorization whose payment row never commits (the
  * process dies, or the transaction fails, after the gateway call). The saga gives the step up
  * and voids it; the void finds no row of ours, and must still reach the gateway.
+ *
+ * The approval is the test's own call, made while the step is out: after the saga sent it (an
+ * attempt cannot call the gateway before), and before the void may run. Billing's void fails
+ * until the approval exists, and is retried after, so that the void comes after the approval
+ * however long the test's own call takes. Without that, a void that ran first (the saga gives
+ * the step up about a second after it sent it) found nothing, and the test's approval then stayed
+ * held: "held-money" under load, with either relay.
  */
 describe('An authorization the gateway approved but we never recorded', () => {
   let app: TestApp;
@@ -30,10 +38,23 @@ describe('An authorization the gateway approved but we never recorded', () => {
 
   it('when the saga voids an authorization it has no record of, then the void reaches the gateway and no money is held', async () => {
     // Billing never answers, so the saga gives the authorization up and voids it...
-    app.get(Faults).set([{ point: 'step:billing.authorize-payment', action: 'timeout-before' }]);
+    const silentBilling: FaultRule = { point: 'step:billing.authorize-payment', action: 'timeout-before' };
+    // ...and the void waits until the gateway has approved it.
+    const voidLater: FaultRule = { point: 'compensation:billing.void-authorization', action: 'fail' };
+    app.get(Faults).set([silentBilling, voidLater]);
     const user = await client.createUser();
     const id = await client.start({ userId: user.id, mode: 'orchestration' });
-    // ...while the gateway did approve it: an attempt whose commit never happened, under the step's key.
+    await eventually(
+      async () => {
+        const [step] = await app.database.query<{ status: string }>(
+          `SELECT status FROM checkout.saga_steps WHERE saga_id = $1 AND step = 'billing.authorize-payment'`,
+          [id],
+        );
+        expect(step).toBeDefined();
+      },
+      { timeoutMs: 20_000, what: `the saga of ${id} to send billing.authorize-payment` },
+    );
+    // The gateway approves an attempt whose commit never happened, under the step's key.
     const approved = await app.get(CardGateway).authorize(`${id}:billing.authorize-payment`, {
       paymentMethod: 'pm_card_ok',
       amountCents: 990,
@@ -41,6 +62,7 @@ describe('An authorization the gateway approved but we never recorded', () => {
       reference: id,
     });
     expect(approved.approved).toBe(true);
+    app.get(Faults).set([silentBilling]);
 
     await client.until(id, ['FAILED']);
     await quiet(app);
