@@ -1,4 +1,5 @@
 import { Faults, type FaultRule } from '../../src/infra/faults/faults';
+import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
@@ -13,9 +14,10 @@ import { TestApp } from '../support/test-app';
  * The approval is the test's own call, made while the step is out: after the saga sent it (an
  * attempt cannot call the gateway before), and before the void may run. Billing's void fails
  * until the approval exists, and is retried after, so that the void comes after the approval
- * however long the test's own call takes. Without that, a void that ran first (the saga gives
- * the step up about a second after it sent it) found nothing, and the test's approval then stayed
- * held: "held-money" under load, with either relay.
+ * however long the test's own call takes. Without these waits the test could report money held
+ * that its own order left held: a void that ran first (the saga gives the step up about a second
+ * after it sent it) found nothing to void, or a saga that gave up an earlier step never sent the
+ * authorization nor its void.
  */
 describe('An authorization the gateway approved but we never recorded', () => {
   let app: TestApp;
@@ -32,6 +34,15 @@ describe('An authorization the gateway approved but we never recorded', () => {
       },
     });
     client = new CheckoutClient(app);
+    // The saga's deadlines here are short, for billing's silence, and they run for every step: a
+    // logical relay still starting (its lock, its slot, its first claim) would hold the first step's
+    // command past them, and the saga would give up before billing was ever asked.
+    if (process.env.TEST_OUTBOX_RELAY === 'logical') {
+      await eventually(() => expect(app.get(LogicalRelay).reading).toBe(true), {
+        timeoutMs: 30_000,
+        what: 'the reader',
+      });
+    }
   });
   afterEach(() => app.get(Faults).clear());
   afterAll(() => app.stop());
