@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
-import { newQueuePrefix } from '../support/test-app';
+import { LedgerFixtureModule, Ledger } from '../support/fixtures/ledger.fixture';
+import { newQueuePrefix, TestApp } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
 const fixtureApp = [
@@ -70,9 +71,12 @@ describe('A handler that kills its worker', () => {
     });
     expect(response.status).toBe(202);
 
-    // Kill the worker while it handles the entry, twice; the next process finds the job stalled.
-    for (let crash = 1; crash <= 2; crash++) {
-      await eventually(async () => expect(await inFlight()).toBe(2), { timeoutMs: 60_000 });
+    // Kill the worker while it handles the entry; the next process finds the jobs stalled. The
+    // first death finds both deliveries in hand, and each is counted once; from then on each runs
+    // with its process to itself, one after the other, so that a death is charged to the one
+    // running and not to the other, waiting its turn: three deaths, two charged to each.
+    for (let crash = 1; crash <= 3; crash++) {
+      await eventually(async () => expect(await inFlight()).toBe(crash === 1 ? 2 : 1), { timeoutMs: 60_000 });
       await app.stop();
       // A backend waiting on a lock does not notice that its client died: end it, as its kernel would.
       await database.query(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${WAITING_ON_EFFECTS}`);
@@ -106,5 +110,99 @@ describe('A handler that kills its worker', () => {
       expect(row.delivered).toBe(true);
     });
     expect(await database.query(`SELECT 1 FROM fixture.effects WHERE entry_id = $1`, [entryId])).toEqual([]);
-  }, 240_000); // three processes start, one after the other
+  }, 300_000); // four processes start, one after the other
+});
+
+const killerBesideBystanderApp = [
+  process.execPath,
+  '-r',
+  '@swc-node/register',
+  path.join(__dirname, '../support/fixtures/two-queue-killer-main.ts'),
+];
+
+/**
+ * A delivery that kills its process, and a delivery of another queue of the same process that is
+ * in flight whenever the transport lets it run beside the killer (it waits for the killer to start,
+ * then holds, as a slow handler would): the process dies with both in hand. The test starts the
+ * app again each time it dies.
+ */
+describe('A handler that kills its worker, beside a delivery of another queue', () => {
+  let database: TestDatabase;
+  let app: AppProcess | undefined;
+  const prefix = newQueuePrefix();
+  const env = (): Record<string, string> => ({
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: prefix,
+    APP_ROLES: 'api,relay,worker',
+    ADMIN_TOKEN: 'test-admin-token-0123456789',
+    KILLER_AMOUNT: '66',
+    OUTBOX_CRASH_LIMIT: '2',
+    OUTBOX_JOB_LOCK_MS: '1000',
+    OUTBOX_REDELIVER_AFTER_MS: '60000',
+  });
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await database.drop();
+  });
+
+  it('when the killer’s process dies with a delivery of another queue in flight, then only the killer is counted and dead-lettered, and the other takes effect once', async () => {
+    // Recorded by an app that neither relays nor works: the first process finds them in one batch a queue.
+    const recorder = await TestApp.start({
+      database,
+      queuePrefix: prefix,
+      imports: [LedgerFixtureModule],
+      env: { APP_ROLES: 'api' },
+    });
+    const entries = [randomUUID(), randomUUID(), randomUUID()];
+    const amounts = [1, 66, 3];
+    for (const [index, entryId] of entries.entries()) await recorder.get(Ledger).record(entryId, amounts[index]);
+    await recorder.stop();
+
+    const deadLetters = () =>
+      database.query<{ entry: string; consumer: string; error: string }>(
+        `SELECT m.payload->>'entryId' AS entry, d.consumer, d.error FROM outbox.dead_letters d
+           JOIN outbox.messages m ON m.id = d.message_id ORDER BY d.consumer`,
+      );
+    const killerDead = async () => (await deadLetters()).some(({ consumer }) => consumer === 'ledger.watch-amounts');
+    let deaths = 0;
+    while (!(await killerDead())) {
+      const running = await AppProcess.start(env(), killerBesideBystanderApp);
+      app = running;
+      const ended = await eventually(
+        async () => {
+          if (!running.anyAlive) return 'died';
+          expect(await killerDead()).toBe(true);
+          return 'dead-lettered';
+        },
+        { timeoutMs: 120_000, what: 'the app to die or the killer to be dead-lettered' },
+      );
+      if (ended === 'died') deaths += 1;
+      expect(deaths).toBeLessThanOrEqual(4);
+    }
+
+    // The batches' death (not counted: the batches are split), then the killer's own two.
+    expect(deaths).toBe(3);
+    expect(await deadLetters()).toEqual([
+      { entry: entries[1], consumer: 'ledger.watch-amounts', error: 'crashed the worker 2 times' },
+    ]);
+    await eventually(
+      async () => {
+        const [row] = await database.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM fixture.effects WHERE consumer = 'audit.stand-by' AND entry_id = $1`,
+          [entries[1]],
+        );
+        expect(row.n).toBe(1);
+      },
+      { timeoutMs: 60_000, what: 'the bystander to take effect' },
+    );
+    const crashed = await database.query<{ consumer: string; n: number }>(
+      `SELECT consumer, count(*)::int AS n FROM outbox.delivery_attempts
+        WHERE outcome = 'crashed' AND consumer IN ('ledger.watch-amounts', 'audit.stand-by') GROUP BY 1`,
+    );
+    expect(crashed).toEqual([{ consumer: 'ledger.watch-amounts', n: 2 }]);
+  }, 300_000);
 });

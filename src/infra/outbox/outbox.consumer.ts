@@ -40,6 +40,12 @@ import { traceProcess } from '../tracing/message.tracing';
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 const LEAVE_FOR_OTHERS_MS = 1_000;
 
+/**
+ * The longest a suspect waits for the deliveries in flight in its process to end before it runs
+ * beside them (see inTurn): a handler that hangs must not stop the process's queues for good.
+ */
+const SUSPECT_WAITS_AT_MOST_MS = 10_000;
+
 /** The longest a delivery postponed by an outage of Postgres or Redis waits before it is tried again. */
 const OUTAGE_BACKOFF_CAP_MS = 10_000;
 
@@ -67,8 +73,14 @@ const LEAVE = { kind: 'leave' } as const;
 export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('OutboxConsumer');
   private readonly workers: Worker<OutboxJobData>[] = [];
-  /** Per queue, the end of the line of deliveries that run alone (see inTurn). */
-  private readonly turns = new Map<string, Promise<void>>();
+  /** The end of this process's line of deliveries that run alone (see inTurn). */
+  private turns: Promise<void> = Promise.resolve();
+  /** Deliveries that run alone, in line or running: while there is one, no other starts here. */
+  private suspects = 0;
+  /** Deliveries of other jobs in flight in this process, of every queue. */
+  private inFlight = 0;
+  /** Suspects waiting for inFlight to fall to 0. */
+  private readonly drained = new Set<() => void>();
   private stopped = false;
 
   constructor(
@@ -168,17 +180,19 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       }
     }
     const alone = subscription !== undefined && (named.alone || stalled);
+    let data = named;
+    if (alone && (!named.alone || named.stallsCounted !== job.stalledCounter)) {
+      // Before it waits its turn: a death while it waits is then not counted (countCrashes).
+      data = { ...named, alone: true, stallsCounted: job.stalledCounter };
+      await job.updateData(data);
+    }
     const next = alone
-      ? await this.inTurn(subscription.queue, async () => {
-          await job.updateData({
-            ...named,
-            alone: true,
-            stallsCounted: job.stalledCounter,
-            ranAlone: job.attemptsStarted,
-          });
+      ? await this.inTurn(async (aloneInProcess) => {
+          // Only a run with the process to itself is charged if the process dies (countCrashes).
+          if (aloneInProcess) await job.updateData({ ...data, ranAlone: job.attemptsStarted });
           return this.deliver(job, named, this.attemptOf(job, named), true);
         })
-      : await this.deliver(job, named, this.attemptOf(job, named), false);
+      : await this.besideOthers(job, token, () => this.deliver(job, named, this.attemptOf(job, named), false));
     if (next.kind === 'retry') throw next.error;
     if (next.kind === 'postpone') return this.postpone(job, token, next.error);
     if (next.kind === 'leave') return this.leave(job, token);
@@ -207,8 +221,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       return;
     }
     // Every delivery reaches the inbox in this turn of the event loop: one transaction for them all.
-    const nexts = await Promise.all(
-      deliveries.map((delivery) => this.deliver(job, delivery, this.attemptOf(job, delivery), false)),
+    const nexts = await this.besideOthers(job, token, () =>
+      Promise.all(deliveries.map((delivery) => this.deliver(job, delivery, this.attemptOf(job, delivery), false))),
     );
     const goOn = nexts.flatMap((next, index) => (next.kind === 'done' ? [] : [{ next, delivery: deliveries[index] }]));
     if (goOn.length === 0) return;
@@ -267,20 +281,58 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Runs the deliveries of a queue that are suspected of killing their worker one at a time in
-   * this process: a crash while one runs is its own. Those waiting their turn are not running, and
-   * a crash meanwhile is not counted against them (they never set `ranAlone` for this start).
+   * Runs the deliveries suspected of killing their worker one at a time in this process, each with
+   * the process to itself: no delivery of any queue starts while one waits or runs (besideOthers),
+   * and it waits for those in flight to end. A death while it runs is then its own, and no
+   * delivery of another queue is in hand to be charged beside it. Those waiting their turn are not
+   * running, and a crash meanwhile is not counted against them (they never set `ranAlone` for this
+   * start). One that waited SUSPECT_WAITS_AT_MOST_MS for a handler that does not end runs beside
+   * it, `aloneInProcess` false: its death is then not charged to it, and the deliveries in flight
+   * are counted as any are at a death, and run alone in turn from then on.
    */
-  private inTurn<T>(queue: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.turns.get(queue) ?? Promise.resolve();
-    const mine = previous.then(work, work);
-    const settled = mine.then(
+  private inTurn<T>(work: (aloneInProcess: boolean) => Promise<T>): Promise<T> {
+    this.suspects += 1;
+    const mine = this.turns.then(() => this.othersEnded()).then(work);
+    this.turns = mine.then(
       () => undefined,
       () => undefined,
     );
-    this.turns.set(queue, settled);
-    void settled.then(() => this.turns.get(queue) === settled && this.turns.delete(queue));
-    return mine;
+    return mine.finally(() => {
+      this.suspects -= 1;
+    });
+  }
+
+  /** Resolves once no delivery of another job is in flight here (true), or after the bound (false). */
+  private othersEnded(): Promise<boolean> {
+    if (this.inFlight === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const ended = () => {
+        clearTimeout(timer);
+        this.drained.delete(ended);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.drained.delete(ended);
+        resolve(false);
+      }, SUSPECT_WAITS_AT_MOST_MS);
+      this.drained.add(ended);
+    });
+  }
+
+  /**
+   * Runs the deliveries of a job that is not suspect, beside the others in flight. While a suspect
+   * waits or runs (inTurn), the job is put back instead, unspent, for a moment (or for another
+   * process): started now, it would be in hand if the suspect killed the process, and charged.
+   */
+  private async besideOthers<T>(job: Job, token: string | undefined, work: () => Promise<T>): Promise<T> {
+    if (this.suspects > 0) return this.leave(job, token, this.config.backoffMs);
+    this.inFlight += 1;
+    try {
+      return await work();
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) [...this.drained].forEach((ended) => ended());
+    }
   }
 
   /**

@@ -126,4 +126,57 @@ describe('A delivery whose worker died', () => {
     });
     expect(await crashes([id])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 2']);
   }, 30_000);
+
+  it('when a delivery that killed its worker runs again, then it has its process to itself: no delivery of another queue is in flight when it starts, nor starts while it runs', async () => {
+    const events: string[] = [];
+    const slowly = (consumer: string) => async (payload: unknown) => {
+      const { entryId } = payload as EntryPayload;
+      events.push(`start ${consumer} ${entryId}`);
+      // The suspect's long enough for the test to publish more while it runs.
+      const ms = consumer === 'unit.watch-entry' && entryId === suspect ? 1_500 : 150;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      await rig.noteEffect(consumer, entryId);
+      events.push(`end ${consumer} ${entryId}`);
+    };
+    await rig.consume({ consumer: 'audit.note-entry' }, slowly('audit.note-entry'));
+    await rig.consume({ consumer: 'unit.watch-entry' }, slowly('unit.watch-entry'));
+    const suspect = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId: suspect, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    // The unit queue's job of this message holds its two consumers' deliveries: a batch, which a
+    // death splits into suspects; the audit queue's is a job of one delivery, left to run as usual.
+    const [batch] = await rig.queues.queue('unit').getJobs(['waiting']);
+    await dieHolding('unit', batch.id!);
+    const others = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    await rig.publish(...others.map((entryId) => ({ payload: { entryId, amountCents: 1 } })));
+    expect(await rig.relay.relayBatch()).toBe(4);
+
+    rig.startConsuming();
+    await eventually(async () => expect(events).toContain(`start unit.watch-entry ${suspect}`), {
+      what: 'the suspect to run',
+    });
+    const later = [randomUUID(), randomUUID()];
+    await rig.publish(...later.map((entryId) => ({ payload: { entryId, amountCents: 1 } })));
+    expect(await rig.relay.relayBatch()).toBe(2);
+    const all = [suspect, ...others, ...later];
+
+    const everyEffect = all.flatMap((_, index) =>
+      ['audit.note-entry', 'unit.apply-entry', 'unit.watch-entry'].map((consumer) => `${consumer} ${index}: 1`),
+    );
+    await eventually(async () => expect(await effects(all)).toEqual(everyEffect.sort()), {
+      what: 'every delivery to take effect once',
+    });
+    // The suspects: the unit queue's deliveries of the first message (apply-entry's is not logged).
+    const { start, end } = {
+      start: events.indexOf(`start unit.watch-entry ${suspect}`),
+      end: events.indexOf(`end unit.watch-entry ${suspect}`),
+    };
+    expect(start).toBeGreaterThanOrEqual(0);
+    const before = events.slice(0, start);
+    expect(before.filter((event) => event.startsWith('start')).length).toBe(
+      before.filter((event) => event.startsWith('end')).length,
+    );
+    expect(events.slice(start + 1, end)).toEqual([]);
+    expect(await crashes([id])).toEqual([]);
+  }, 30_000);
 });
