@@ -127,8 +127,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobLockMs,
       // A job that stalls is counted in Postgres and dead-lettered by us at OUTBOX_CRASH_LIMIT
-      // (see countCrashes); BullMQ must not fail it first, or the sweep would push it afresh.
-      maxStalledCount: this.config.crashLimit,
+      // (see countCrashes); BullMQ must not fail it first, or the sweep would push it afresh. A
+      // suspect's stalls while it waited its turn are not counted (inTurn): a job may stall more
+      // often than it is charged, so BullMQ's limit is not ours.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
     this.redis.pulse.follow(`worker:${queue}`, worker.keys.meta, worker);
