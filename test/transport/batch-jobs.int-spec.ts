@@ -217,7 +217,7 @@ describe('A batch whose worker dies', () => {
     expect(deaths).toBe(3);
     // Only the killer, of any queue: while it runs again it has its process to itself, so that a
     // delivery of another queue (the audit queue's, after the entries' second hop) is not in hand
-    // at its deaths (ADR 0085; a CI run once saw one dead-lettered beside the killer).
+    // at its deaths (ADR 0086; a CI run once saw one dead-lettered beside the killer).
     expect(await deadLetters()).toEqual([
       { entry: entries[2], consumer: 'ledger.watch-amounts', error: 'crashed the worker 2 times' },
     ]);
