@@ -174,19 +174,20 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(named.consumer);
     const stalled = job.stalledCounter > (named.stallsCounted ?? 0);
+    const alone = subscription !== undefined && (named.alone || stalled);
+    let data = named;
+    if (alone && (!named.alone || named.stallsCounted !== job.stalledCounter)) {
+      // Before its crashes are recorded, and before it waits its turn: a death meanwhile (it is not
+      // running then) loses a charge rather than counting one twice, and is not counted itself.
+      data = { ...named, alone: true, stallsCounted: job.stalledCounter };
+      await job.updateData(data);
+    }
     if (subscription && stalled) {
       const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
       if (await this.countCrashes(job, named, takes, this.attemptOf(job, named))) {
         this.metrics.observeHandled(named.consumer, 'dead', startedAt);
         return;
       }
-    }
-    const alone = subscription !== undefined && (named.alone || stalled);
-    let data = named;
-    if (alone && (!named.alone || named.stallsCounted !== job.stalledCounter)) {
-      // Before it waits its turn: a death while it waits is then not counted (countCrashes).
-      data = { ...named, alone: true, stallsCounted: job.stalledCounter };
-      await job.updateData(data);
     }
     const next = alone
       ? await this.inTurn(async (aloneInProcess) => {
