@@ -39,16 +39,14 @@ describe('Resuming a stalled choreographed checkout', () => {
     client = new CheckoutClient(app);
     // Each rule touches only its own checkout (by its correlation id), so the cases can stall together.
     const cases = [...SWALLOWED, REFUSED_ON_RESUME].map((stall) => ({ stall, correlationId: randomUUID() }));
-    app
-      .get(Faults)
-      .set(
-        cases.map(({ stall, correlationId }) => ({
-          point: `step:${stall.step}`,
-          action: stall.action,
-          times: 1,
-          correlationId,
-        })),
-      );
+    app.get(Faults).set(
+      cases.map(({ stall, correlationId }) => ({
+        point: `step:${stall.step}`,
+        action: stall.action,
+        times: 1,
+        correlationId,
+      })),
+    );
     for (const { stall, correlationId } of cases) {
       const id = stalled(stall, correlationId);
       id.catch(() => undefined); // its test reports it
