@@ -46,7 +46,7 @@ module.exports = {
   // Every file boots the whole app, and a worker keeps part of each file's modules: past ~600 MB
   // it is slow to exit at the end. Recycling a worker above this keeps memory and the end clean.
   workerIdleMemoryLimit: '400MB',
-  // Two projects share Jest's two workers in one run: `jest --selectProjects polling` (or logical)
+  // Two projects share Jest's two workers in one run: `jest --selectProjects=polling` (or =logical)
   // runs one of them.
   projects: [
     {
