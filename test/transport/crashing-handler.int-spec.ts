@@ -103,7 +103,11 @@ describe('A handler that kills its worker', () => {
       await eventually(async () => expect(await inFlight()).toBe(0));
       app = await AppProcess.start(env(), fixtureApp);
     }
-    expect(deaths).toBe(3);
+    // Three in the order above. One more has been seen once, under the logical relay (a CI run at
+    // a light load): a death at which neither delivery was charged, such as a copy pushed again
+    // (the sweep's, or the slot's after a restart) in hand before its suspect came back. What the
+    // limit promises is below: each dead-lettered after exactly two deaths charged to it.
+    expect([3, 4]).toContain(deaths);
     const deadLetters = await eventually(
       async () => {
         const rows = await database.query<{ consumer: string; error: string; status: string }>(
