@@ -8,6 +8,7 @@ import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { EntryRecorded, fixtureSwitches, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
+import { deadLetters, killerEnv, recordEntries, untilTheKillerIsDeadLettered } from '../support/killer-runs';
 import { newQueuePrefix, TestApp } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
@@ -160,17 +161,6 @@ describe('A batch whose worker dies', () => {
   let database: TestDatabase;
   let app: AppProcess | undefined;
   const prefix = newQueuePrefix();
-  const env = (roles: string): Record<string, string> => ({
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: prefix,
-    APP_ROLES: roles,
-    ADMIN_TOKEN: 'test-admin-token-0123456789',
-    KILLER_AMOUNT: '66',
-    OUTBOX_CRASH_LIMIT: '2',
-    OUTBOX_JOB_LOCK_MS: '1000',
-    OUTBOX_REDELIVER_AFTER_MS: '60000',
-  });
-
   beforeAll(async () => {
     database = await TestDatabase.create();
   });
@@ -181,44 +171,19 @@ describe('A batch whose worker dies', () => {
 
   it('when one delivery of a batch kills its worker, then only it is counted and dead-lettered, and its mates commit once', async () => {
     // Recorded by an app that neither relays nor works: the relay then finds them all in one batch.
-    const recorder = await TestApp.start({
-      database,
-      queuePrefix: prefix,
-      imports: [LedgerFixtureModule],
-      env: { APP_ROLES: 'api' },
-    });
-    const entries = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-    const amounts = [1, 2, 66, 4, 5];
-    for (const [index, entryId] of entries.entries()) await recorder.get(Ledger).record(entryId, amounts[index]);
-    await recorder.stop();
-
-    const deadLetters = async () =>
-      database.query<{ entry: string; consumer: string; error: string }>(
-        `SELECT m.payload->>'entryId' AS entry, d.consumer, d.error FROM outbox.dead_letters d
-           JOIN outbox.messages m ON m.id = d.message_id`,
-      );
-    const killerDead = async () => (await deadLetters()).some(({ consumer }) => consumer.startsWith('ledger.'));
-    let deaths = 0;
-    while (!(await killerDead())) {
-      const running = await AppProcess.start(env('api,relay,worker'), killerApp);
-      app = running;
-      const ended = await eventually(
-        async () => {
-          if (!running.anyAlive) return 'died';
-          expect(await killerDead()).toBe(true);
-          return 'dead-lettered';
-        },
-        { timeoutMs: 120_000, what: 'the app to die or the killer to be dead-lettered' },
-      );
-      if (ended === 'died') deaths += 1;
-      expect(deaths).toBeLessThanOrEqual(4);
-    }
+    const entries = await recordEntries(database, prefix, [1, 2, 66, 4, 5]);
+    const killerDead = async () => (await deadLetters(database)).some(({ consumer }) => consumer.startsWith('ledger.'));
+    const deaths = await untilTheKillerIsDeadLettered(
+      () => AppProcess.start(killerEnv(database, prefix), killerApp),
+      killerDead,
+      (running) => (app = running),
+    );
     // The batch's death, then the killer's own two, counted: the batch is run again split.
     expect(deaths).toBe(3);
     // Only the killer, of any queue: while it runs again it has its process to itself, so that a
     // delivery of another queue (the audit queue's, after the entries' second hop) is not in hand
     // at its deaths (ADR 0086; a CI run once saw one dead-lettered beside the killer).
-    expect(await deadLetters()).toEqual([
+    expect(await deadLetters(database)).toEqual([
       { entry: entries[2], consumer: 'ledger.watch-amounts', error: 'crashed the worker 2 times' },
     ]);
 

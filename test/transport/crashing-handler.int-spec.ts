@@ -3,8 +3,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
-import { LedgerFixtureModule, Ledger } from '../support/fixtures/ledger.fixture';
-import { newQueuePrefix, TestApp } from '../support/test-app';
+import { deadLetters, killerEnv, recordEntries, untilTheKillerIsDeadLettered } from '../support/killer-runs';
+import { newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
 const fixtureApp = [
@@ -154,17 +154,6 @@ describe('A handler that kills its worker, beside a delivery of another queue', 
   let database: TestDatabase;
   let app: AppProcess | undefined;
   const prefix = newQueuePrefix();
-  const env = (): Record<string, string> => ({
-    DATABASE_URL: database.url,
-    QUEUE_PREFIX: prefix,
-    APP_ROLES: 'api,relay,worker',
-    ADMIN_TOKEN: 'test-admin-token-0123456789',
-    KILLER_AMOUNT: '66',
-    OUTBOX_CRASH_LIMIT: '2',
-    OUTBOX_JOB_LOCK_MS: '1000',
-    OUTBOX_REDELIVER_AFTER_MS: '60000',
-  });
-
   beforeAll(async () => {
     database = await TestDatabase.create();
   });
@@ -175,42 +164,18 @@ describe('A handler that kills its worker, beside a delivery of another queue', 
 
   it('when the killer’s process dies with a delivery of another queue in flight, then only the killer is counted and dead-lettered, and the other takes effect once', async () => {
     // Recorded by an app that neither relays nor works: the first process finds them in one batch a queue.
-    const recorder = await TestApp.start({
-      database,
-      queuePrefix: prefix,
-      imports: [LedgerFixtureModule],
-      env: { APP_ROLES: 'api' },
-    });
-    const entries = [randomUUID(), randomUUID(), randomUUID()];
-    const amounts = [1, 66, 3];
-    for (const [index, entryId] of entries.entries()) await recorder.get(Ledger).record(entryId, amounts[index]);
-    await recorder.stop();
-
-    const deadLetters = () =>
-      database.query<{ entry: string; consumer: string; error: string }>(
-        `SELECT m.payload->>'entryId' AS entry, d.consumer, d.error FROM outbox.dead_letters d
-           JOIN outbox.messages m ON m.id = d.message_id ORDER BY d.consumer`,
-      );
-    const killerDead = async () => (await deadLetters()).some(({ consumer }) => consumer === 'ledger.watch-amounts');
-    let deaths = 0;
-    while (!(await killerDead())) {
-      const running = await AppProcess.start(env(), killerBesideBystanderApp);
-      app = running;
-      const ended = await eventually(
-        async () => {
-          if (!running.anyAlive) return 'died';
-          expect(await killerDead()).toBe(true);
-          return 'dead-lettered';
-        },
-        { timeoutMs: 120_000, what: 'the app to die or the killer to be dead-lettered' },
-      );
-      if (ended === 'died') deaths += 1;
-      expect(deaths).toBeLessThanOrEqual(4);
-    }
+    const entries = await recordEntries(database, prefix, [1, 66, 3]);
+    const killerDead = async () =>
+      (await deadLetters(database)).some(({ consumer }) => consumer === 'ledger.watch-amounts');
+    const deaths = await untilTheKillerIsDeadLettered(
+      () => AppProcess.start(killerEnv(database, prefix), killerBesideBystanderApp),
+      killerDead,
+      (running) => (app = running),
+    );
 
     // The batches' death (not counted: the batches are split), then the killer's own two.
     expect(deaths).toBe(3);
-    expect(await deadLetters()).toEqual([
+    expect(await deadLetters(database)).toEqual([
       { entry: entries[1], consumer: 'ledger.watch-amounts', error: 'crashed the worker 2 times' },
     ]);
     await eventually(
