@@ -1,4 +1,4 @@
-import { transformSync, version as swcVersion } from '@swc/core';
+import { type Options, transformSync, version as swcVersion } from '@swc/core';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,16 +30,9 @@ const isSource = (file: string) => file.endsWith('.ts') && !/\.(d|spec|int-spec|
 /** Folders that the code finds through __dirname (the console's files, the benchmarks' results). */
 const LINKED = ['console', 'bench'];
 
-const options = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-    target: 'es2023',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-} as const;
+// The same compilation as the tests' own (the transformer's options), so both run the same code.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { typescript: options } = require('./jest-transformer') as { typescript: Options };
 
 function writeAtomically(file: string, content: string): void {
   const temporary = `${file}.${process.pid}.tmp`;

@@ -29,6 +29,7 @@ function isEsModule(filename) {
   return packageTypeOf(path.dirname(filename)) === 'module';
 }
 
+/** How TypeScript is compiled, for Jest here and for the child apps' compiled tree (compiled.ts). */
 const typescript = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
@@ -55,6 +56,7 @@ function withoutImportMeta(source) {
 }
 
 module.exports = {
+  typescript,
   process(source, filename) {
     if (/\.tsx?$/.test(filename)) {
       const { code, map } = transformSync(source, { ...typescript, filename });
