@@ -436,15 +436,18 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   private async countCrashes(job: Job, named: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
     const counted = named.stallsCounted ?? 0;
     if (named.alone && named.ranAlone !== job.attemptsStarted - 1) return false;
-    const crashes = await this.deliveryLog.crashed(named, takes, attempt, job.stalledCounter - counted);
-    if (crashes === undefined) return false; // not a message this consumer takes: the inbox refuses it
-    if (crashes >= this.config.crashLimit) {
-      const reason = `crashed the worker ${crashes} times`;
-      const type = await this.deliveryLog.deadLetter(named, attempt, reason);
-      this.logger.error(`Dead letter: ${type} (message ${named.id}) for ${named.consumer}: ${reason}`);
-      return true;
-    }
-    return false;
+    const charged = await this.deliveryLog.crashed(
+      named,
+      takes,
+      attempt,
+      job.stalledCounter - counted,
+      this.config.crashLimit,
+    );
+    // Nothing charged: not a message this consumer takes (the inbox refuses it).
+    if (!charged?.deadLetter) return false;
+    const { type, reason } = charged.deadLetter;
+    this.logger.error(`Dead letter: ${type ?? 'message'} (message ${named.id}) for ${named.consumer}: ${reason}`);
+    return true;
   }
 
   /**

@@ -127,6 +127,25 @@ describe('A delivery whose worker died', () => {
     expect(await crashes([id])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 2']);
   }, 30_000);
 
+  it('when the process dies as a delivery’s last crash is charged, before its dead letter, then neither is kept: no delivery stands at the limit without its dead letter', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
+    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
+    // The death, as Postgres sees it: the transaction of the charge ends without its commit.
+    const died = jest.spyOn(rig.deliveryLog, 'deadLetter').mockRejectedValueOnce(new Error('the process died here'));
+
+    rig.startConsuming();
+
+    await eventually(async () => expect(died).toHaveBeenCalledTimes(1), { what: 'the charge to reach the limit' });
+    await rig.consumer.beforeApplicationShutdown();
+    // Were the charge kept, the next process would find the delivery at the limit, not
+    // dead-lettered: it would handle it (and die) once more, and then charge it past the limit.
+    expect(await crashes([id])).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
+  }, 30_000);
+
   it('when a delivery that killed its worker runs again, then it has its process to itself: no delivery of another queue is in flight when it starts, nor starts while it runs', async () => {
     const events: string[] = [];
     const slowly = (consumer: string) => async (payload: unknown) => {
