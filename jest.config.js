@@ -18,9 +18,7 @@ const shared = {
  * by hand (batch-jobs, delivery-faults, job-contents, lesson-handlers), or that are about what wakes
  * it (relay-wakeup, blocked-statements), or whose subject is not the relay (the steps, the reads, the
  * saga's own timers, email over SMTP cuts), so that the suite does not pay twice for what one relay
- * cannot change. crashing-handler is polling-only for now: under the logical relay a delivery was
- * charged more crashes than it was dealt (two fresh-clone CI runs of five), an open defect of crash
- * counting with the slot's copies. docs/transport.md lists them too.
+ * cannot change. docs/transport.md lists them too.
  */
 const LOGICAL_LANE = [
   'transport/publishing.int-spec.ts',
@@ -30,6 +28,7 @@ const LOGICAL_LANE = [
   'transport/rolling-deploy.int-spec.ts',
   'transport/maintenance.int-spec.ts',
   'transport/deployments.int-spec.ts',
+  'transport/crashing-handler.int-spec.ts',
   'checkout/choreography.e2e-spec.ts',
   'checkout/orchestration.e2e-spec.ts',
   'checkout/idempotency.e2e-spec.ts',
