@@ -24,6 +24,7 @@ import { describeError } from '../../../src/infra/errors';
 import { crashNow, Faults } from '../../../src/infra/faults/faults';
 import { Consumer, defineEvent, type Delivery, type MessageContract } from '../../../src/infra/outbox';
 import { OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
+import { queuePrefixOf } from '../../../src/infra/outbox/queue-prefix-of';
 import { RedisConnections } from '../../../src/infra/redis/redis.connections';
 
 /**
@@ -124,6 +125,12 @@ export class Orders implements OnModuleInit, OnApplicationBootstrap {
 }
 
 /**
+ * The broker's queue, under the deployment's prefix as the outbox's queues are: a wait for quiet
+ * (test/support/quiet.ts) sees its jobs too, and counts only once they are done.
+ */
+const BROKER_QUEUE = 'shop-broker';
+
+/**
  * A message broker, as the naive code sees one: `publish` hands the message to Redis at once
  * (a BullMQ queue) and fails at once when Redis does not answer. Nothing ties it to the database.
  */
@@ -137,9 +144,9 @@ export class Broker implements OnApplicationShutdown {
   ) {}
 
   async publish<P extends object>(contract: MessageContract<P>, payload: P): Promise<void> {
-    this.queue ??= new Queue('shop-broker', {
-      connection: this.redis.open('shop-broker', 'command'),
-      prefix: await this.queues.ready,
+    this.queue ??= new Queue(BROKER_QUEUE, {
+      connection: this.redis.open(BROKER_QUEUE, 'command'),
+      prefix: queuePrefixOf(await this.queues.ready, BROKER_QUEUE),
     });
     await this.queue.add(contract.type, { id: randomUUID(), type: contract.type, payload });
   }
@@ -172,11 +179,11 @@ export class Shipping implements OnApplicationBootstrap, OnApplicationShutdown {
   onApplicationBootstrap(): void {
     void Promise.all([this.connector.ready, this.queues.ready]).then(([, prefix]) => {
       this.worker = new Worker(
-        'shop-broker',
+        BROKER_QUEUE,
         async (job) => this.prepareParcel((job.data.payload as OrderPlacedPayload).orderId, `broker job ${job.id}`),
         {
           connection: this.redis.open('shop-broker-worker', 'blocking'),
-          prefix,
+          prefix: queuePrefixOf(prefix, BROKER_QUEUE),
           lockDuration: 1_000,
           stalledInterval: 1_000,
           runRetryDelay: 500,
