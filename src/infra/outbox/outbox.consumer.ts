@@ -23,6 +23,7 @@ import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import { PermanentFailure } from './permanent-failure';
 import {
   jobIdOf,
+  MAX_CHARGED,
   type JobToPush,
   type OutboxBatchJob,
   type OutboxDelivery,
@@ -177,14 +178,17 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     const alone = subscription !== undefined && (named.alone || stalled);
     let data = named;
     if (alone && (!named.alone || named.stallsCounted !== job.stalledCounter)) {
-      // Before its crashes are recorded, and before it waits its turn: a death meanwhile (it is not
-      // running then) loses a charge rather than counting one twice, and is not counted itself.
+      // Judged before it is charged and before it waits its turn: the stalls found to be its crashes
+      // are written to the job first, so that a death meanwhile (it is not running then) neither
+      // loses their charge (the next take records it) nor is charged itself.
+      const crashes = stalled ? this.crashesAmong(job, named) : [];
       data = { ...named, alone: true, stallsCounted: job.stalledCounter };
+      if (crashes.length > 0) data.charged = [...(named.charged ?? []), ...crashes].slice(-MAX_CHARGED);
       await job.updateData(data);
     }
-    if (subscription && stalled) {
+    if (subscription && data.charged?.length) {
       const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
-      if (await this.countCrashes(job, named, takes, this.attemptOf(job, named))) {
+      if (await this.countCrashes(job, data, takes, this.attemptOf(job, named))) {
         this.metrics.observeHandled(named.consumer, 'dead', startedAt);
         return;
       }
@@ -428,25 +432,31 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * A job of one delivery that stalled since it was last taken ended with its worker dead: the
-   * delivery is counted in Postgres, across re-pushes of the message, and at OUTBOX_CRASH_LIMIT it
-   * is dead-lettered instead of handled again. Returns whether it was. One that runs alone is
-   * counted only if it was running when its worker died, not waiting its turn.
+   * The stalls of a job of one delivery since it was last judged that are its own crashes: every
+   * one, for a delivery that was not yet suspect (it was in hand when its worker died); for a
+   * suspect, those after a run with its process to itself (countCrashes), and none after it only
+   * waited its turn.
    */
-  private async countCrashes(job: Job, named: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
-    const counted = named.stallsCounted ?? 0;
-    if (named.alone && named.ranAlone !== job.attemptsStarted - 1) return false;
-    const charged = await this.deliveryLog.crashed(
-      named,
-      takes,
-      attempt,
-      job.stalledCounter - counted,
-      this.config.crashLimit,
-    );
+  private crashesAmong(job: Job, named: OutboxJob): number[] {
+    if (named.alone && named.ranAlone !== job.attemptsStarted - 1) return [];
+    const first = (named.stallsCounted ?? 0) + 1;
+    return Array.from({ length: job.stalledCounter - first + 1 }, (_, index) => first + index);
+  }
+
+  /**
+   * Records the crashes charged to a job of one delivery (each stall once, however often this
+   * runs: at every take of the job) in Postgres, where they are counted across re-pushes of the
+   * message; at OUTBOX_CRASH_LIMIT the delivery is dead-lettered instead of handled again.
+   * Returns whether it was.
+   */
+  private async countCrashes(job: Job, data: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
+    // This job's own stalls: another job of the same delivery (pushed again later) has other ones.
+    const stalls = (data.charged ?? []).map((stall) => `${job.id}@${job.timestamp}#${stall}`);
+    const charged = await this.deliveryLog.crashed(data, takes, attempt, stalls, this.config.crashLimit);
     // Nothing charged: not a message this consumer takes (the inbox refuses it).
     if (!charged?.deadLetter) return false;
     const { type, reason } = charged.deadLetter;
-    this.logger.error(`Dead letter: ${type ?? 'message'} (message ${named.id}) for ${named.consumer}: ${reason}`);
+    this.logger.error(`Dead letter: ${type ?? 'message'} (message ${data.id}) for ${data.consumer}: ${reason}`);
     return true;
   }
 

@@ -28,8 +28,14 @@ export interface OutboxDelivery {
  * what a delivery split out of a batch job (to be retried, postponed or left) goes on as.
  */
 export interface OutboxJob extends OutboxDelivery {
-  /** How many of this job's stalls (its worker died holding it) are already counted in Postgres. */
+  /** How many of this job's stalls (its worker died holding it) are judged: charged to it, or not. */
   stallsCounted?: number;
+  /**
+   * The stalls judged to be its crashes, by number (1 for the job's first). Written here before they
+   * are recorded in Postgres, and recorded again at each take, each stall once: a death between
+   * the two loses no charge, and counts none twice.
+   */
+  charged?: number[];
   /**
    * Suspected of killing its worker (its job, or the batch it came from, stalled): it runs in its
    * own transaction, one such delivery of its queue at a time in a process, so that a crash while
@@ -68,6 +74,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONSUMER = /^[a-z]+\.[a-z0-9-]+$/;
 /** More deliveries than any relay batch makes for a queue: a job holding more is not ours. */
 export const MAX_BATCH_JOB = 1_000;
+/** The highest OUTBOX_CRASH_LIMIT: no job is charged more stalls, and a longer list is not read. */
+export const MAX_CHARGED = 100;
 
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
@@ -92,9 +100,12 @@ function deliveryOf(data: unknown): OutboxDelivery | undefined {
 export function outboxJobOf(data: unknown): OutboxJob | undefined {
   const delivery = deliveryOf(data);
   if (!delivery) return undefined;
-  const { stallsCounted, alone, ranAlone } = data as Record<string, unknown>;
+  const { stallsCounted, charged, alone, ranAlone } = data as Record<string, unknown>;
   const job: OutboxJob = delivery;
   if (count(stallsCounted) !== undefined) job.stallsCounted = count(stallsCounted);
+  if (Array.isArray(charged) && charged.length <= MAX_CHARGED && charged.every((stall) => count(stall))) {
+    job.charged = charged as number[];
+  }
   if (alone === true) job.alone = true;
   if (count(ranAlone) !== undefined) job.ranAlone = count(ranAlone);
   return job;

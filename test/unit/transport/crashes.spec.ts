@@ -127,22 +127,69 @@ describe('A delivery whose worker died', () => {
     expect(await crashes([id])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 2']);
   }, 30_000);
 
-  it('when the process dies as a delivery’s last crash is charged, before its dead letter, then neither is kept: no delivery stands at the limit without its dead letter', async () => {
+  /**
+   * A delivery that died twice, whose next take fails at `where` as a death there would end it
+   * (the take's transaction rolled back; here the job is then taken again, as the next process
+   * would take it): it must end dead-lettered with exactly its two crashes, and never run.
+   */
+  async function diesWhileCharged(where: 'crashed' | 'deadLetter') {
     const entryId = randomUUID();
     const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
     expect(await rig.relay.relayBatch()).toBe(1);
     await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
     await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
-    // The death, as Postgres sees it: the transaction of the charge ends without its commit.
-    const died = jest.spyOn(rig.deliveryLog, 'deadLetter').mockRejectedValueOnce(new Error('the process died here'));
+    const died = jest.spyOn(rig.deliveryLog, where).mockRejectedValueOnce(new Error('the process died here'));
 
     rig.startConsuming();
 
-    await eventually(async () => expect(died).toHaveBeenCalledTimes(1), { what: 'the charge to reach the limit' });
-    await rig.consumer.beforeApplicationShutdown();
-    // Were the charge kept, the next process would find the delivery at the limit, not
-    // dead-lettered: it would handle it (and die) once more, and then charge it past the limit.
-    expect(await crashes([id])).toEqual([]);
+    const deadLetters = await eventually(
+      async () => {
+        const rows = await rig.query<{ consumer: string; error: string }>(
+          `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
+          [id],
+        );
+        expect(rows).toHaveLength(1);
+        return rows;
+      },
+      { what: 'the delivery to be dead-lettered' },
+    );
+    expect(died).toHaveBeenCalled();
+    expect(deadLetters).toEqual([{ consumer: 'unit.apply-entry', error: 'crashed the worker 2 times' }]);
+    expect(await crashes([id])).toEqual(['unit.apply-entry 0: 2']);
+    expect(await effects([entryId])).toEqual([]);
+  }
+
+  it(
+    'when the process dies after a delivery’s stalls are judged its crashes, before they are recorded, then the next take records them: the charge is not lost',
+    () => diesWhileCharged('crashed'),
+    30_000,
+  );
+
+  it(
+    'when the process dies as a delivery’s last crash is charged, before its dead letter, then neither is kept, and the next take charges the same stalls once: never past the limit',
+    () => diesWhileCharged('deadLetter'),
+    30_000,
+  );
+
+  it('when a delivery charged with a crash fails and is tried again, then its crash is not charged again', async () => {
+    let failures = 0;
+    await rig.consume({ consumer: 'audit.note-entry' }, async (payload) => {
+      if (failures++ === 0) throw new Error('failed once');
+      await rig.noteEffect('audit.note-entry', (payload as EntryPayload).entryId);
+    });
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    await dieHolding('audit', jobIdOf(id, 'audit.note-entry'));
+
+    rig.startConsuming();
+
+    await eventually(
+      async () => expect(await effects([entryId])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 1']),
+      { what: 'both deliveries to take effect, the one that died after a retry' },
+    );
+    expect(failures).toBe(2);
+    expect(await crashes([id])).toEqual(['audit.note-entry 0: 1']);
     expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
   }, 30_000);
 

@@ -3,6 +3,7 @@ import { CreateOutboxTables1795970001000 } from './1795970001000-create-outbox-t
 import { CreateOutboxDeployment1795970002000 } from './1795970002000-create-outbox-deployment';
 import { RecordCrashedDeliveries1795970003000 } from './1795970003000-record-crashed-deliveries';
 import { CreateOutboxConsumers1795970004000 } from './1795970004000-create-outbox-consumers';
+import { ChargeEachStallOnce1795970007000 } from './1795970007000-charge-each-stall-once';
 
 /** The transport's schema, in order: the app registers them, and the transport's own tests migrate with them alone. */
 export const OUTBOX_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const OUTBOX_MIGRATIONS = [
   CreateOutboxDeployment1795970002000,
   RecordCrashedDeliveries1795970003000,
   CreateOutboxConsumers1795970004000,
+  ChargeEachStallOnce1795970007000,
 ];
