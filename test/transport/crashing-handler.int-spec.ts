@@ -103,10 +103,9 @@ describe('A handler that kills its worker', () => {
       await eventually(async () => expect(await inFlight()).toBe(0));
       app = await AppProcess.start(env(), fixtureApp);
     }
-    // Three in the order above. Four when one death is charged to neither delivery: it lands while
-    // a charge is being written (the charge is then lost, not kept past the limit: ADR 0086), or
-    // before a stalled suspect was taken again. What the limit promises is below: each
-    // dead-lettered after exactly two deaths charged to it.
+    // Three in the order above. Four when one death is charged to neither delivery: it lands
+    // before a stalled suspect was taken again, or while one only waited its turn. What the limit
+    // promises is below: each dead-lettered after exactly two deaths charged to it.
     expect([3, 4]).toContain(deaths);
     const deadLetters = await eventually(
       async () => {
