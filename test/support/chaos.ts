@@ -161,7 +161,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
     });
   const boot = async (slot: number) => {
     const app = await AppProcess.start(env);
-    await healthy(app);
+    // One that never gets healthy is in no slot, where the end stops them: stopped here.
+    await healthy(app).catch(async (error: unknown) => {
+      await app.stop();
+      throw error;
+    });
     slots[slot] = app;
   };
   const live = () => slots.filter((app): app is AppProcess => app !== undefined);
