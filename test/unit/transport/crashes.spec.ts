@@ -64,6 +64,19 @@ describe('A delivery whose worker died', () => {
     )
       .map(({ consumer, id, n }) => `${consumer} ${ids.indexOf(id)}: ${n}`)
       .sort();
+  /** The message's one dead letter, once it is written. */
+  const theDeadLetterOf = (id: string) =>
+    eventually(
+      async () => {
+        const rows = await rig.query<{ consumer: string; error: string }>(
+          `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
+          [id],
+        );
+        expect(rows).toHaveLength(1);
+        return rows;
+      },
+      { what: 'a delivery of the message to be dead-lettered' },
+    );
   const effects = async (entries: string[]) =>
     (
       await rig.query<{ consumer: string; entry_id: string; n: number }>(
@@ -108,17 +121,7 @@ describe('A delivery whose worker died', () => {
 
     rig.startConsuming();
 
-    const deadLetters = await eventually(
-      async () => {
-        const rows = await rig.query<{ consumer: string; error: string }>(
-          `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
-          [id],
-        );
-        expect(rows).toHaveLength(1);
-        return rows;
-      },
-      { what: 'the delivery that killed its worker twice to be dead-lettered' },
-    );
+    const deadLetters = await theDeadLetterOf(id);
     expect(deadLetters).toEqual([{ consumer: 'unit.apply-entry', error: 'crashed the worker 2 times' }]);
     await rig.queues.queue('audit').resume();
     await eventually(async () => expect(await effects([entryId])).toEqual(['audit.note-entry 0: 1']), {
@@ -142,17 +145,7 @@ describe('A delivery whose worker died', () => {
 
     rig.startConsuming();
 
-    const deadLetters = await eventually(
-      async () => {
-        const rows = await rig.query<{ consumer: string; error: string }>(
-          `SELECT consumer, error FROM outbox.dead_letters WHERE message_id = $1`,
-          [id],
-        );
-        expect(rows).toHaveLength(1);
-        return rows;
-      },
-      { what: 'the delivery to be dead-lettered' },
-    );
+    const deadLetters = await theDeadLetterOf(id);
     expect(died).toHaveBeenCalled();
     expect(deadLetters).toEqual([{ consumer: 'unit.apply-entry', error: 'crashed the worker 2 times' }]);
     expect(await crashes([id])).toEqual(['unit.apply-entry 0: 2']);
