@@ -1,4 +1,4 @@
-import { AppProcess, nodeCommand } from '../support/app-process';
+import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { ProcessClient } from '../support/process-client';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
@@ -34,7 +34,7 @@ describe('An app whose clock is an hour off the database', () => {
         CLOCK_SKEW_MS: String(skewMs),
         ...env,
       },
-      nodeCommand('src/main.ts', ['test/support/skewed-clock.ts']),
+      [process.execPath, '-r', '@swc-node/register', '-r', './test/support/skewed-clock.ts', 'src/main.ts'],
     );
     apps.push(app);
     await eventually(async () => expect((await app.get('/health')).status).toBe(200), { timeoutMs: 30_000 });

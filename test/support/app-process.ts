@@ -44,8 +44,10 @@ export function nodeCommand(file: string, preload: string[] = []): string[] {
 /**
  * The app as its own operating-system process, the way it runs in production: for what only a
  * process shows (refusing to start, exit codes, signals, being killed). By default it runs the
- * app's sources (src/main.ts, compiled: nodeCommand); `command` runs something else, such as
- * `npm start`.
+ * TypeScript sources through @swc-node/register, not nodeCommand's tree: run from the tree, the
+ * logical relay's crash lane (crash.e2e-spec.ts) found unpublished rows missing from the slot after
+ * a kill in three runs of five, where the hook's build passed beside it. `command` runs something
+ * else, such as `npm start`.
  */
 export class AppProcess {
   readonly output: string[] = [];
@@ -75,7 +77,7 @@ export class AppProcess {
     const port = env.PORT ? Number(env.PORT) : on ? 3000 : await freePort();
     const [executable, ...args] = [
       ...(on ? ['ip', 'netns', 'exec', on.netns] : []),
-      ...(command ?? nodeCommand('src/main.ts')),
+      ...(command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts']),
     ];
     const runsCompiled = args.some((arg) => arg.startsWith(COMPILED_ROOT));
     const child = spawn(executable, args, {
