@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Client } from 'pg';
-import { AppProcess, nodeCommand } from '../support/app-process';
+import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { deadLetters, killerEnv, recordEntries, untilTheKillerIsDeadLettered } from '../support/killer-runs';
 import { newQueuePrefix } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
 
-const fixtureApp = nodeCommand('test/support/fixtures/fixture-main.ts');
+const fixtureApp = [
+  process.execPath,
+  '-r',
+  '@swc-node/register',
+  path.join(__dirname, '../support/fixtures/fixture-main.ts'),
+];
 
 /**
  * Backends waiting on the lock of fixture.effects in this test's database. pg_locks shows the whole
@@ -130,7 +136,12 @@ describe('A handler that kills its worker', () => {
   }, 300_000); // four processes start, one after the other
 });
 
-const killerBesideBystanderApp = nodeCommand('test/support/fixtures/two-queue-killer-main.ts');
+const killerBesideBystanderApp = [
+  process.execPath,
+  '-r',
+  '@swc-node/register',
+  path.join(__dirname, '../support/fixtures/two-queue-killer-main.ts'),
+];
 
 /**
  * A delivery that kills its process, and a delivery of another queue of the same process that is
