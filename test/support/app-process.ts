@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { COMPILED_ROOT, compiledPath, compileTree, NODE_COMPILE_CACHE_DIR } from './compiled';
 import { eventually } from './eventually';
 import { TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
 
@@ -19,35 +18,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-let compiled = false;
-
-/**
- * `node <file>` for a TypeScript file of the project (the app's, or the tests' support), run from
- * the compiled tree (test/support/compiled.ts, compiled again only where a source changed) rather
- * than through a require hook, which compiles the app's files again in each process. A boot of
- * src/main.ts measured at load 12: 3.4 to 4.4 s of CPU against 4.8 to 5.3 s through the hook (8 to
- * 12 s against 13 to 14 s of wall time). `preload`: files to load first (`node -r`). Without
- * --enable-source-maps, which maps every stack the app formats through the inline maps: with it,
- * chaos failed once at load 20 to 28 (114 checkouts of 150 still PENDING, jobs started dozens of
- * times), and passed without it at load 12. Stacks then name the compiled lines.
- */
-export function nodeCommand(file: string, preload: string[] = []): string[] {
-  if (!compiled) compileTree();
-  compiled = true;
-  return [
-    process.execPath,
-    ...preload.flatMap((each) => ['-r', compiledPath(path.resolve(root, each))]),
-    compiledPath(path.resolve(root, file)),
-  ];
-}
-
 /**
  * The app as its own operating-system process, the way it runs in production: for what only a
  * process shows (refusing to start, exit codes, signals, being killed). By default it runs the
- * TypeScript sources through @swc-node/register, not nodeCommand's tree: run from the tree, the
- * logical relay's crash lane (crash.e2e-spec.ts) found unpublished rows missing from the slot after
- * a kill in three runs of five, where the hook's build passed beside it. `command` runs something
- * else, such as `npm start`.
+ * TypeScript sources through @swc-node/register, not the compiled tree the exercises' apps run
+ * (test/support/compiled.ts): run from the tree, which boots with a fifth less CPU, the logical
+ * relay's crash lane (crash.e2e-spec.ts) found unpublished rows missing from the slot after a kill
+ * in three runs of five, where the hook's build passed beside it; the cause is not known yet.
+ * `command` runs something else, such as `npm start`.
  */
 export class AppProcess {
   readonly output: string[] = [];
@@ -79,7 +57,6 @@ export class AppProcess {
       ...(on ? ['ip', 'netns', 'exec', on.netns] : []),
       ...(command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts']),
     ];
-    const runsCompiled = args.some((arg) => arg.startsWith(COMPILED_ROOT));
     const child = spawn(executable, args, {
       cwd: root,
       env: {
@@ -88,8 +65,6 @@ export class AppProcess {
         REDIS_URL: TEST_REDIS_URL,
         LOG_LEVEL: 'info',
         ...TEST_APP_ENV,
-        // Node's cache of the compiled tree's bytecode, for the processes that run it (nodeCommand).
-        ...(runsCompiled ? { NODE_COMPILE_CACHE: NODE_COMPILE_CACHE_DIR } : {}),
         ...env,
         PORT: String(port),
       },

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import IORedis from 'ioredis';
-import { AppProcess, nodeCommand } from './app-process';
+import { AppProcess } from './app-process';
 import { eventually } from './eventually';
 import { BIN, postgresUser } from './postgres-pair';
 import type { ReceivedMail } from './smtp-sink';
@@ -251,7 +251,16 @@ export class Hosts {
   async startSmtpSink(host: Host): Promise<{ url: string; received: ReceivedMail[]; stop: () => void }> {
     const child = spawn(
       'ip',
-      ['netns', 'exec', host.netns, ...nodeCommand(join(__dirname, 'smtp-sink-main.ts')), host.address],
+      [
+        'netns',
+        'exec',
+        host.netns,
+        process.execPath,
+        '-r',
+        '@swc-node/register',
+        join(__dirname, 'smtp-sink-main.ts'),
+        host.address,
+      ],
       { cwd: join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
     );
     this.children.push(child);

@@ -434,7 +434,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   /**
    * The stalls of a job of one delivery since it was last judged that are its own crashes: every
    * one, for a delivery that was not yet suspect (it was in hand when its worker died); for a
-   * suspect, those after a run with its process to itself (countCrashes), and none after it only
+   * suspect, those after a run with its process to itself (inTurn), and none after it only
    * waited its turn.
    */
   private crashesAmong(job: Job, named: OutboxJob): number[] {
