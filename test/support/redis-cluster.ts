@@ -222,11 +222,17 @@ export class RedisClusterRig {
     return this.nodes.filter((node) => node.running && addresses.includes(node.address));
   }
 
+  /** The hash slot of a key. */
+  slotOf(key: string): Promise<number> {
+    const live = this.nodes.find((node) => node.running)!;
+    return onNode(live, this.auth, async (client) => (await client.cluster('KEYSLOT', key)) as number);
+  }
+
   /** The master that serves `key` now. */
   async masterOf(key: string): Promise<RedisNodeProcess> {
+    const slot = await this.slotOf(key);
     const live = this.nodes.find((node) => node.running)!;
     return onNode(live, this.auth, async (client) => {
-      const slot = (await client.cluster('KEYSLOT', key)) as number;
       const ranges = (await client.cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
       const range = ranges.find(([from, to]) => slot >= from && slot <= to);
       if (!range) throw new Error(`no master serves slot ${slot}`);

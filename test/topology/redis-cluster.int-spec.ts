@@ -10,6 +10,8 @@ import { expectSettledOnce, queueKey, startEveryOutcome, TOPOLOGY_APP_ENV } from
 /** /health as the operator reads it: with each part's error text (anonymous callers read only up or down). */
 const operatorHealth = (app: TestApp) => app.http().get('/health').set('authorization', `Bearer ${ADMIN_TOKEN}`);
 
+const DEPLOYMENT = 'shop';
+
 /** The app on a real Redis Cluster of the test's own: 3 masters, 3 replicas, an ACL user. */
 describe('On a Redis Cluster', () => {
   const auth = { username: 'checkout-app', password: randomBytes(12).toString('hex') };
@@ -22,6 +24,10 @@ describe('On a Redis Cluster', () => {
   beforeAll(async () => {
     [cluster, sink] = await Promise.all([RedisClusterRig.start({ auth }), SmtpSink.start()]);
     app = await TestApp.start({
+      // The cluster is the test's own, so the deployment's name need not be unique: a fixed one
+      // puts its queues on the same slots in every run (random names put all of them on one
+      // master in a few runs of a hundred, as real deployments of few queues may be).
+      queuePrefix: DEPLOYMENT,
       env: {
         ...TOPOLOGY_APP_ENV,
         REDIS_CLUSTER_NODES: cluster.seeds,
@@ -49,10 +55,17 @@ describe('On a Redis Cluster', () => {
     });
     expect(response.body.details.redis.topology).toBe('cluster');
 
+    // Each queue has a slot of its own, so the cluster may put each on any master; this
+    // deployment's land on more than one.
     const queues = app.get(Subscriptions).queues();
+    const slots = new Set<number>();
     const masters = new Set<string>();
-    for (const queue of queues) masters.add((await cluster.masterOf(queueKey(app, queue))).address);
+    for (const queue of queues) {
+      slots.add(await cluster.slotOf(queueKey(app, queue)));
+      masters.add((await cluster.masterOf(queueKey(app, queue))).address);
+    }
     expect(queues.length).toBeGreaterThanOrEqual(4);
+    expect(slots.size).toBe(queues.length);
     expect(masters.size).toBeGreaterThanOrEqual(2);
   });
 
