@@ -453,10 +453,9 @@ async function watch(exercise, target, options) {
 /**
  * Every exercise's starter and wrong answers must be red (failing on an invariant, not failing to
  * run), and every solution-<style>.ts green. Runs in rounds, one Jest run each, three files at a
- * time (a run spends much of its time waiting on its app: two at a time kept one core of the
- * 2-core machine busy, 244 s for the 86 answers; three at a time 1.2 cores, 214 s, in the same hour): the first round
- * takes each exercise's first such answer, the second its second, and so on; a red file stops at
- * its first failing test. Returns the exit code.
+ * time (a run spends much of its time waiting on its app, so two at a time leave a core idle): the
+ * first round takes each exercise's first such answer, the second its second, and so on; a red
+ * file stops at its first failing test. Returns the exit code.
  */
 async function checkTargets({ only = [] } = {}) {
   const all = exercises()
