@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { ClsService } from 'nestjs-cls';
 import { appConfig, type AppConfig } from '../../config/app.config';
 import type { MessageContext } from '../context/message-context';
@@ -7,6 +8,7 @@ import { Subscriptions } from '../outbox/subscriptions';
 import { StepCatalog } from '../steps/step-catalog';
 import { FaultsController } from './faults.controller';
 import { Faults } from './faults';
+import { faultsConfig } from './faults.config';
 import { LabHooks } from './lab-hooks';
 
 /**
@@ -15,6 +17,7 @@ import { LabHooks } from './lab-hooks';
  */
 @Global()
 @Module({
+  imports: [ConfigModule.forFeature(faultsConfig)],
   controllers: [FaultsController],
   providers: [
     Faults,

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { writeSync } from 'node:fs';
 import { appConfig, type AppConfig } from '../../config/app.config';
+import { faultsConfig, type FaultsConfig } from './faults.config';
 
 export const FAULT_ACTIONS = ['fail', 'timeout-before', 'timeout-after', 'duplicate', 'crash', 'hold'] as const;
 export type FaultAction = (typeof FAULT_ACTIONS)[number];
@@ -65,7 +66,10 @@ export class Faults {
   private rules: ActiveFaultRule[] = [];
   private readonly points = new Map<string, FaultPoint>();
 
-  constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(appConfig.KEY) private readonly config: AppConfig,
+    @Inject(faultsConfig.KEY) private readonly lab: FaultsConfig,
+  ) {}
 
   get enabled(): boolean {
     return this.config.faultInjection;
@@ -100,6 +104,11 @@ export class Faults {
     if (problems.length > 0) throw new Error(problems.join('; '));
     this.rules = rules.map((rule) => ({ ...rule, hits: 0 }));
     if (rules.length > 0) this.logger.warn(`Fault rules set: ${JSON.stringify(rules)}`);
+  }
+
+  /** The rules of FAULT_RULES, once every point is declared. */
+  setRulesAtStart(): void {
+    if (this.enabled && this.lab.rulesAtStart.length > 0) this.set(this.lab.rulesAtStart as FaultRule[]);
   }
 
   clear(): void {

@@ -110,6 +110,7 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
     for (const step of this.steps.compensations()) {
       this.faults.declare({ point: `compensation:${step}`, actions: ['fail'], description: `${step} throws` });
     }
+    this.faults.setRulesAtStart();
   }
 
   override pushing<J>(jobs: J[], copy: (job: J) => J): J[] {
