@@ -20,6 +20,7 @@ import { MetricsRegistry } from '../../src/infra/metrics/metrics.registry';
 import { ConsumerCatalog } from '../../src/infra/outbox/consumer-catalog';
 import { OUTBOX_MIGRATIONS } from '../../src/infra/outbox/database/migrations';
 import { DeliveryLog } from '../../src/infra/outbox/delivery-log';
+import { DeliveryRuns } from '../../src/infra/outbox/delivery-runs';
 import { Inbox } from '../../src/infra/outbox/inbox';
 import { defineEvent, type MessageContract } from '../../src/infra/outbox/message';
 import { outboxConfig, type OutboxConfig } from '../../src/infra/outbox/outbox.config';
@@ -77,6 +78,7 @@ export class TransportRig {
   readonly relay: OutboxRelay;
   readonly publisher: OutboxPublisher;
   readonly deliveryLog: DeliveryLog;
+  readonly runs: DeliveryRuns;
   readonly inbox: Inbox;
   readonly sweeper: RedeliverySweeper;
   readonly stepRunner: StepRunner;
@@ -134,6 +136,7 @@ export class TransportRig {
       new RelaySignal(dataSource, connector, this.relay, this.config),
     );
     this.deliveryLog = new DeliveryLog(dataSource, this.txHost, this.cls, this.publisher);
+    this.runs = new DeliveryRuns(dataSource, this.txHost, this.deliveryLog, this.config);
     this.inbox = new Inbox(this.txHost, this.cls, this.metrics, this.config);
     this.sweeper = new RedeliverySweeper(dataSource, this.queues, this.catalog, this.metrics, tasks, this.config);
     this.stepRunner = new StepRunner(this.publisher, hooks);
@@ -143,6 +146,7 @@ export class TransportRig {
       this.inbox,
       this.cls,
       this.deliveryLog,
+      this.runs,
       this.metrics,
       hooks,
       this.redis,
@@ -224,6 +228,7 @@ export class TransportRig {
 
   async stop(): Promise<void> {
     if (this.consuming) await this.consumer.beforeApplicationShutdown();
+    this.runs.onApplicationShutdown();
     await Promise.all(this.queues.all().map((queue) => queue.obliterate({ force: true }).catch(() => undefined)));
     await this.queues.onApplicationShutdown();
     await this.redis.onApplicationShutdown();

@@ -250,11 +250,9 @@ describe('Delivery under faults', () => {
     expect(await effects('ledger.apply-entry', entryId)).toBe(0);
   });
 
-  it('when a job names a consumer that does not exist, then it is counted and skipped, and the queue moves on', async () => {
-    const unknownBefore = await metricValue(app, 'outbox_consumed_total', {
-      consumer: 'ledger.gone',
-      outcome: 'unknown',
-    });
+  it('when a job names a consumer that does not exist, then it is counted under `other`, refused, and the queue moves on', async () => {
+    const unknownBefore = await metricValue(app, 'outbox_consumed_total', { consumer: 'other', outcome: 'unknown' });
+    const refusedBefore = await metricValue(app, 'outbox_refused_jobs_total', { queue: 'ledger', reason: 'unrouted' });
     const entryId = randomUUID();
     const id = randomUUID();
     await app.get(OutboxQueues).push([
@@ -270,10 +268,14 @@ describe('Delivery under faults', () => {
 
     await eventually(async () => expect(await effects('ledger.apply-entry', entryId)).toBe(1));
     await eventually(async () =>
-      expect(await metricValue(app, 'outbox_consumed_total', { consumer: 'ledger.gone', outcome: 'unknown' })).toBe(
+      expect(await metricValue(app, 'outbox_consumed_total', { consumer: 'other', outcome: 'unknown' })).toBe(
         unknownBefore + 1,
       ),
     );
+    expect(await metricValue(app, 'outbox_refused_jobs_total', { queue: 'ledger', reason: 'unrouted' })).toBe(
+      refusedBefore + 1,
+    );
+    expect(await metricValue(app, 'outbox_consumed_total', { consumer: 'ledger.gone' })).toBe(0);
   });
 
   it('when admin calls come without the right token, then they are refused with 401', async () => {

@@ -58,7 +58,7 @@ describe('Two deployments on one Redis', () => {
     expect(await redis.command((client) => client.keys(`{${prefixes[0]}:audit}:audit:*`))).not.toEqual([]);
   });
 
-  it('when a worker receives a job whose message is not in its outbox, then it refuses it loudly and leaves it', async () => {
+  it('when a worker receives a job whose message is not in its outbox, then it refuses it loudly and leaves it for other deployments a while', async () => {
     const [app] = apps;
     const id = randomUUID();
     const entryId = randomUUID();

@@ -51,45 +51,6 @@ export class DeliveryLog {
   }
 
   /**
-   * Records the stalls of a delivery's job that were its crashes (its worker died holding it), each
-   * stall once however often it is recorded, and counts the crashes of this (message, consumer)
-   * since its last dead letter was resolved: at `limit`, the delivery is dead-lettered, in the
-   * same transaction. A process that dies between the two would otherwise leave the delivery at
-   * the limit and not dead-lettered, to be handled (and to kill) once more. Nothing for a message
-   * that the outbox lacks or the consumer does not take (a forged job): undefined.
-   */
-  crashed(
-    delivery: DeliveryIds,
-    takes: Takes,
-    attempt: number,
-    stalls: string[],
-    limit: number,
-  ): Promise<{ crashes: number; deadLetter?: { type?: string; reason: string } } | undefined> {
-    return this.txHost.withTransaction(async () => {
-      const [row] = await this.txHost.tx.query<Array<{ crashes: number }>>(
-        `WITH message AS (
-           SELECT id, correlation_id FROM outbox.messages
-            WHERE id = $1 AND type = ANY ($5::text[]) AND headers @> $6::jsonb),
-         recorded AS (
-           INSERT INTO outbox.delivery_attempts (message_id, consumer, correlation_id, attempt, outcome, error, stall)
-           SELECT m.id, $2, m.correlation_id, $3, 'crashed', 'the worker died (or lost the job) while handling it', s.stall
-             FROM message m, unnest($4::text[]) AS s (stall)
-           ON CONFLICT (message_id, consumer, stall) WHERE stall IS NOT NULL DO NOTHING
-           RETURNING 1)
-         SELECT (SELECT count(*) FROM recorded)::int + count(*)::int AS crashes FROM outbox.delivery_attempts
-          WHERE message_id = $1 AND consumer = $2 AND outcome = 'crashed'
-            AND at > coalesce((SELECT max(resolved_at) FROM outbox.dead_letters WHERE message_id = $1 AND consumer = $2), '-infinity')
-         HAVING EXISTS (SELECT 1 FROM message)`,
-        [delivery.id, delivery.consumer, attempt, stalls, takes.types, JSON.stringify(takes.where)],
-      );
-      if (!row) return undefined;
-      if (row.crashes < limit) return { crashes: row.crashes };
-      const reason = `crashed the worker ${row.crashes} times`;
-      return { crashes: row.crashes, deadLetter: { type: await this.deadLetter(delivery, attempt, reason), reason } };
-    });
-  }
-
-  /**
    * Records the last failed attempt and the dead letter together, with a copy of the message
    * read from the outbox, and announces it in the message's context (unless the dead message is
    * itself one of the transport's announcements). Safe to repeat: a message has at most one open

@@ -9,7 +9,9 @@ import { AnsweredFailure } from './answered-failure';
 import { type Delivery, type OutboxMessage, parsePayload } from './message';
 import { messageColumns, type MessageRow, toMessage } from './message-row';
 import { OutboxMetrics } from './outbox.metrics';
+import { sendWithNext } from '../database/app-pg-client';
 import { isTimeout } from '../database/timeouts';
+import { END_RUNS } from './delivery-runs';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import type { Subscription } from './subscriptions';
 
@@ -35,6 +37,8 @@ export interface InboxDelivery {
    * after its shared transaction failed. Without them, nothing steps in.
    */
   hooks?: DeliveryHooks;
+  /** The run recorded for a delivery that runs alone (DeliveryRuns): its transaction ends it. */
+  runId?: string;
   /** The trace context of the delivery's span, which the inbox's transaction links to. */
   traceContext?: Record<string, string>;
   /**
@@ -181,6 +185,9 @@ export class Inbox {
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
     return this.txHost
       .withTransaction(async () => {
+        const runIds = items.flatMap((item) => (item.runId ? [item.runId] : []));
+        // Rides with the record statement: a run ends with the transaction that handles it, or not at all.
+        if (runIds.length > 0) await sendWithNext(this.txHost.tx, END_RUNS, [runIds]);
         const reads = await this.record(items);
         const recorded = new Set<string>();
         const outcomes: InboxOutcome[] = [];

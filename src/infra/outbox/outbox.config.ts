@@ -33,6 +33,12 @@ class OutboxEnv {
   @IsInt() @Min(1) @Max(100) OUTBOX_ATTEMPTS: number = 5;
   /** Deliveries of a message to one consumer that end with its worker dead before it is dead-lettered. */
   @IsInt() @Min(1) @Max(100) OUTBOX_CRASH_LIMIT: number = 3;
+  /**
+   * How long a process that runs a delivery alone may go unseen before it counts as gone, and the
+   * run it left as a crash. Unset: a third of OUTBOX_JOB_LOCK_MS, at least 2 s, so that a crash is
+   * found about when its job is (longer than a stall of a busy event loop).
+   */
+  @IsOptional() @IsInt() @Min(1_000) @Max(600_000) OUTBOX_PROCESS_LEASE_MS?: number = undefined;
   /** First retry delay; each next one doubles. */
   @IsInt() @Min(1) @Max(3_600_000) OUTBOX_BACKOFF_MS: number = 500;
   /** A pushed message that some consumer has not handled after this long is pushed again to it. */
@@ -59,6 +65,7 @@ export const outboxConfig = registerAs('outbox', () => {
     jobLockMs: env.OUTBOX_JOB_LOCK_MS,
     attempts: env.OUTBOX_ATTEMPTS,
     crashLimit: env.OUTBOX_CRASH_LIMIT,
+    processLeaseMs: env.OUTBOX_PROCESS_LEASE_MS ?? Math.max(2_000, Math.round(env.OUTBOX_JOB_LOCK_MS / 3)),
     backoffMs: env.OUTBOX_BACKOFF_MS,
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,
     sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,

@@ -15,15 +15,14 @@ import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryLog } from './delivery-log';
+import { DeliveryRuns, type RunClaim } from './delivery-runs';
 import { Inbox } from './inbox';
 import { InvalidPayloadError, type OutboxMessage } from './message';
-import type { Takes } from './delivery-log';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
 import { PermanentFailure } from './permanent-failure';
 import {
   jobIdOf,
-  MAX_CHARGED,
   type JobToPush,
   type OutboxBatchJob,
   type OutboxDelivery,
@@ -34,12 +33,20 @@ import {
   OutboxQueues,
 } from './outbox.queues';
 import { QueuePrefix } from './queue-prefix';
-import { Subscriptions } from './subscriptions';
+import { type Subscription, Subscriptions } from './subscriptions';
 import { isUnreachable } from './unreachable';
 import { traceProcess } from '../tracing/message.tracing';
 
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 const LEAVE_FOR_OTHERS_MS = 1_000;
+
+/** How often a job naming a message that the outbox lacks is looked at before it is dropped. */
+export const FOREIGN_LOOKS = 5;
+
+/** The label of a consumer that the catalog does not know (a job made it up), in every series. */
+const OTHER_CONSUMER = 'other';
+
+type RefusedReason = 'malformed' | 'unrouted' | 'foreign';
 
 /**
  * The longest a suspect waits for the deliveries in flight in its process to end before it runs
@@ -58,7 +65,7 @@ type Next =
   | { kind: 'done' }
   | { kind: 'retry'; error: unknown; type?: string }
   | { kind: 'postpone'; error: unknown; type?: string }
-  | { kind: 'leave'; type?: string };
+  | { kind: 'leave'; type?: string; delayMs?: number; looks?: number };
 const DONE: Next = { kind: 'done' };
 const LEAVE = { kind: 'leave' } as const;
 
@@ -90,6 +97,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly inbox: Inbox,
     private readonly cls: ClsService<MessageContext>,
     private readonly deliveryLog: DeliveryLog,
+    private readonly runs: DeliveryRuns,
     private readonly metrics: OutboxMetrics,
     private readonly hooks: Hooks,
     private readonly redis: RedisConnections,
@@ -127,10 +135,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       runRetryDelay: 1_000,
       lockDuration: this.config.jobLockMs,
       stalledInterval: this.config.jobLockMs,
-      // A job that stalls is counted in Postgres and dead-lettered by us at OUTBOX_CRASH_LIMIT
-      // (see countCrashes); BullMQ must not fail it first, or the sweep would push it afresh. A
-      // suspect's stalls while it waited its turn are not counted (inTurn): a job may stall more
-      // often than it is charged, so BullMQ's limit is not ours.
+      // A stall is not a crash: crashes are found in Postgres (DeliveryRuns) and dead-lettered by us
+      // at OUTBOX_CRASH_LIMIT. BullMQ must not fail a job that stalls, or the sweep would push it afresh.
       maxStalledCount: Number.MAX_SAFE_INTEGER,
     });
     worker.on('error', (error) => this.logger.warn(`worker ${queue}: ${describeError(error)}`));
@@ -168,41 +174,72 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * A job of one delivery: as it always was, a failure retried by BullMQ with the job's own
-   * attempts and backoff. One that stalled since it was last taken ended with its worker dead: it
-   * is counted (see countCrashes) and, from then on, runs alone (see inTurn).
+   * attempts and backoff. One that stalled since it was last taken (its worker died, or lost it)
+   * is a suspect from then on: it runs alone (see inTurn), its run recorded in Postgres
+   * (DeliveryRuns), which is where its crashes are found. What the job says of its stalls decides
+   * only that it runs alone.
    */
   private async processOne(job: Job<OutboxJob>, named: OutboxJob, token?: string): Promise<void> {
-    const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(named.consumer);
     const stalled = job.stalledCounter > (named.stallsCounted ?? 0);
-    const alone = subscription !== undefined && (named.alone || stalled);
-    let data = named;
-    if (alone && (!named.alone || named.stallsCounted !== job.stalledCounter)) {
-      // Judged before it is charged and before it waits its turn: the stalls found to be its crashes
-      // are written to the job first, so that a death meanwhile (it is not running then) neither
-      // loses their charge (the next take records it) nor is charged itself.
-      const crashes = stalled ? this.crashesAmong(job, named) : [];
-      data = { ...named, alone: true, stallsCounted: job.stalledCounter };
-      if (crashes.length > 0) data.charged = [...(named.charged ?? []), ...crashes].slice(-MAX_CHARGED);
-      await job.updateData(data);
-    }
-    if (subscription && data.charged?.length) {
-      const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
-      if (await this.countCrashes(job, data, takes, this.attemptOf(job, named))) {
-        this.metrics.observeHandled(named.consumer, 'dead', startedAt);
-        return;
-      }
-    }
-    const next = alone
-      ? await this.inTurn(async (aloneInProcess) => {
-          // Only a run with the process to itself is charged if the process dies (countCrashes).
-          if (aloneInProcess) await job.updateData({ ...data, ranAlone: job.attemptsStarted });
-          return this.deliver(job, named, this.attemptOf(job, named), true);
-        })
-      : await this.besideOthers(job, token, () => this.deliver(job, named, this.attemptOf(job, named), false));
+    const suspect = subscription !== undefined && (named.alone || stalled);
+    if (stalled && subscription) await job.updateData({ ...named, alone: true, stallsCounted: job.stalledCounter });
+    const attempt = this.attemptOf(job, named);
+    const next = suspect
+      ? await this.inTurn((aloneInProcess) => this.deliverSuspect(job, named, subscription, attempt, aloneInProcess))
+      : await this.besideOthers(job, token, () => this.deliver(job, named, attempt, false));
     if (next.kind === 'retry') throw next.error;
     if (next.kind === 'postpone') return this.postpone(job, token, next.error);
-    if (next.kind === 'leave') return this.leave(job, token);
+    if (next.kind === 'leave') {
+      if (next.looks) await job.updateData({ ...(job.data as OutboxJob), looks: next.looks });
+      return this.leave(job, token, next.delayMs);
+    }
+  }
+
+  /**
+   * A suspect's delivery. With the process to itself, it first claims its run (DeliveryRuns): the
+   * runs left by dead processes are charged, and at OUTBOX_CRASH_LIMIT it is dead-lettered instead;
+   * while it runs alone in a live process elsewhere (cut from Redis, its job taken from it), it
+   * waits, unspent. Beside others (it waited for them in vain), it runs unrecorded: a death then is
+   * not its own to be charged with.
+   */
+  private async deliverSuspect(
+    job: Job,
+    named: OutboxDelivery,
+    subscription: Subscription,
+    attempt: number,
+    aloneInProcess: boolean,
+  ): Promise<Next> {
+    if (!aloneInProcess) return this.deliver(job, named, attempt, true);
+    const startedAt = Date.now();
+    const takes = { types: subscription.contracts.map((contract) => contract.type), where: subscription.where };
+    let claim: RunClaim;
+    try {
+      claim = await this.runs.claim(named, takes, attempt);
+    } catch (error) {
+      if (isUnreachable(error)) return { kind: 'postpone', error };
+      throw error;
+    }
+    if (claim.kind === 'dead') {
+      this.logger.error(
+        `Dead letter: ${claim.type ?? 'message'} (message ${named.id}) for ${named.consumer}: ${claim.reason}`,
+      );
+      this.metrics.observeHandled(named.consumer, 'dead', startedAt);
+      return DONE;
+    }
+    if (claim.kind === 'elsewhere') {
+      this.logger.warn(`${named.consumer} runs message ${named.id} in a live process elsewhere: job ${job.id} waits`);
+      return { kind: 'postpone', error: new Error('running in a live process elsewhere') };
+    }
+    const runId = claim.kind === 'run' ? claim.runId : undefined;
+    let committed = false;
+    try {
+      const next = await this.deliver(job, named, attempt, true, runId);
+      committed = true;
+      return next;
+    } finally {
+      if (runId) await this.runs.ended(runId, committed);
+    }
   }
 
   /**
@@ -236,7 +273,8 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     if (goOn.length === deliveries.length && goOn.every(({ next }) => next.kind === 'postpone')) {
       return this.postpone(job, token, (goOn[0].next as { error: unknown }).error);
     }
-    if (goOn.length === deliveries.length && goOn.every(({ next }) => next.kind === 'leave')) {
+    // Left whole for another version; a foreign delivery goes on as a job of its own, counting its looks.
+    if (goOn.length === deliveries.length && goOn.every(({ next }) => next.kind === 'leave' && !next.looks)) {
       return this.leave(job, token);
     }
     await this.queues.push(
@@ -246,8 +284,11 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
           const delayMs = this.config.backoffMs * 2 ** Math.min(attempt - 1, 20);
           return this.splitOut(job, delivery, { attempted: attempt, type: next.type }, delayMs);
         }
-        const delayMs = next.kind === 'leave' ? LEAVE_FOR_OTHERS_MS : this.config.backoffMs;
-        return this.splitOut(job, delivery, { attempted: attempt - 1, type: next.type }, delayMs);
+        if (next.kind === 'leave') {
+          const { type, looks, delayMs = LEAVE_FOR_OTHERS_MS } = next;
+          return this.splitOut(job, delivery, { attempted: attempt - 1, type, looks }, delayMs);
+        }
+        return this.splitOut(job, delivery, { attempted: attempt - 1, type: next.type }, this.config.backoffMs);
       }),
     );
   }
@@ -259,7 +300,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   private splitOut(
     job: Job,
     delivery: OutboxDelivery,
-    goOn: { attempted: number; alone?: boolean; type?: string },
+    goOn: { attempted: number; alone?: boolean; type?: string; looks?: number },
     delayMs = 0,
   ): JobToPush {
     const limit = this.attemptLimitOf(job, delivery);
@@ -268,7 +309,12 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       queue: job.queueName,
       jobId: jobIdOf(delivery.id, delivery.consumer),
       name: goOn.type ?? delivery.consumer,
-      job: { ...delivery, attempted, ...(goOn.alone ? { alone: true } : {}) },
+      job: {
+        ...delivery,
+        attempted,
+        ...(goOn.alone ? { alone: true } : {}),
+        ...(goOn.looks ? { looks: goOn.looks } : {}),
+      },
       opts: {
         delay: delayMs,
         attempts: Math.max(limit - attempted, 1),
@@ -292,8 +338,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
    * the process to itself: no delivery of any queue starts while one waits or runs (besideOthers),
    * and it waits for those in flight to end. A death while it runs is then its own, and no
    * delivery of another queue is in hand to be charged beside it. Those waiting their turn are not
-   * running, and a crash meanwhile is not counted against them (they never set `ranAlone` for this
-   * start). One that waited SUSPECT_WAITS_AT_MOST_MS for a handler that does not end runs beside
+   * running, and a crash meanwhile is not counted against them (they recorded no run). One that waited SUSPECT_WAITS_AT_MOST_MS for a handler that does not end runs beside
    * it, `aloneInProcess` false: its death is then not charged to it, and the deliveries in flight
    * are counted as any are at a death, and run alone in turn from then on.
    */
@@ -348,17 +393,25 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
    * Reaches the inbox without waiting for anything first, so that a batch's deliveries share its
    * transaction. Says how the delivery goes on; an error thrown is the job's, not the delivery's.
    */
-  private async deliver(job: Job, named: OutboxDelivery, attempt: number, alone: boolean): Promise<Next> {
+  private async deliver(
+    job: Job,
+    named: OutboxDelivery,
+    attempt: number,
+    alone: boolean,
+    runId?: string,
+  ): Promise<Next> {
     const startedAt = Date.now();
     const subscription = this.subscriptions.consumer(named.consumer);
     if (!subscription) {
-      this.metrics.observeHandled(named.consumer, 'unknown', startedAt);
       // Another version of the app (a rolling deploy) may have this consumer: leave the job to it.
-      if (await this.catalog.isAlive(named.consumer)) {
+      const alive = await this.catalog.isAlive(named.consumer);
+      // A series is labelled only with a consumer of the catalog: a name that a job made up is `other`.
+      this.metrics.observeHandled(alive ? named.consumer : OTHER_CONSUMER, 'unknown', startedAt);
+      if (alive) {
         this.logger.warn(`No consumer ${named.consumer} here for job ${job.id}: left for a process that has it`);
         return { ...LEAVE };
       }
-      this.logger.warn(`No consumer ${named.consumer} in any running version for job ${job.id}: skipped`);
+      this.refuse(job, 'unrouted', `no running version has a consumer ${named.consumer}`);
       return DONE;
     }
 
@@ -374,6 +427,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         attempt,
         subscription,
         alone,
+        runId,
         hooks,
         traceContext: trace.context,
         onRead: (read) => {
@@ -410,54 +464,37 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       this.refuse(job, 'unrouted', `${named.consumer} does not take message ${named.id} (${message.type})`);
       return DONE;
     }
-    if (outcome === 'foreign') {
-      this.logger.error(
-        `Refused job ${job.id} of queue ${job.queueName}: message ${named.id} is not in this deployment's outbox ` +
-          `(another deployment shares this Redis and QUEUE_PREFIX?); left in the queue`,
-      );
-      this.metrics.foreign.inc({ queue: job.queueName });
-      return { ...LEAVE, type: message?.type };
-    }
+    if (outcome === 'foreign') return this.foreign(job, named);
     return DONE;
   }
 
   /**
-   * A job that cannot be a delivery of this deployment (malformed, or naming a message for a
-   * consumer that does not take it, in any running version): whoever pushed it can write to the
-   * Redis, not to the outbox. Counted, logged, and dropped with no effect.
+   * A job naming a message that this deployment's outbox does not hold: another deployment's, on a
+   * Redis and QUEUE_PREFIX shared by mistake (its workers may take it meanwhile), or one whose row
+   * is gone for good (a failover to a standby that lagged, a restore, a forged id). Looked at again
+   * FOREIGN_LOOKS times, each wait twice the last, then dropped, counted as refused.
    */
-  private refuse(job: Job, reason: 'malformed' | 'unrouted', why: string): void {
+  private foreign(job: Job, named: OutboxDelivery): Next {
+    this.metrics.foreign.inc({ queue: job.queueName });
+    const looks = (named.looks ?? 0) + 1;
+    const why = `message ${named.id} is not in this deployment's outbox (another deployment shares this Redis and QUEUE_PREFIX?)`;
+    if (looks >= FOREIGN_LOOKS) {
+      this.refuse(job, 'foreign', `${why}, ${looks} looks`);
+      return DONE;
+    }
+    const delayMs = LEAVE_FOR_OTHERS_MS * 2 ** (looks - 1);
+    this.logger.error(`Job ${job.id} of queue ${job.queueName}: ${why}; looked ${looks} times, again in ${delayMs} ms`);
+    return { kind: 'leave', looks, delayMs };
+  }
+
+  /**
+   * A job that cannot be a delivery of this deployment (malformed, naming a message for a consumer
+   * that does not take it in any running version, or a message the outbox does not hold): whoever
+   * pushed it can write to the Redis, not to the outbox. Counted, logged, and dropped with no effect.
+   */
+  private refuse(job: Job, reason: RefusedReason, why: string): void {
     this.metrics.refused.inc({ queue: job.queueName, reason });
     this.logger.error(`Refused job ${job.id} of queue ${job.queueName}: ${why}; dropped, with no effect`);
-  }
-
-  /**
-   * The stalls of a job of one delivery since it was last judged that are its own crashes: every
-   * one, for a delivery that was not yet suspect (it was in hand when its worker died); for a
-   * suspect, those after a run with its process to itself (inTurn), and none after it only
-   * waited its turn.
-   */
-  private crashesAmong(job: Job, named: OutboxJob): number[] {
-    if (named.alone && named.ranAlone !== job.attemptsStarted - 1) return [];
-    const first = (named.stallsCounted ?? 0) + 1;
-    return Array.from({ length: job.stalledCounter - first + 1 }, (_, index) => first + index);
-  }
-
-  /**
-   * Records the crashes charged to a job of one delivery (each stall once, however often this
-   * runs: at every take of the job) in Postgres, where they are counted across re-pushes of the
-   * message; at OUTBOX_CRASH_LIMIT the delivery is dead-lettered instead of handled again.
-   * Returns whether it was.
-   */
-  private async countCrashes(job: Job, data: OutboxJob, takes: Takes, attempt: number): Promise<boolean> {
-    // This job's own stalls: another job of the same delivery (pushed again later) has other ones.
-    const stalls = (data.charged ?? []).map((stall) => `${job.id}@${job.timestamp}#${stall}`);
-    const charged = await this.deliveryLog.crashed(data, takes, attempt, stalls, this.config.crashLimit);
-    // Nothing charged: not a message this consumer takes (the inbox refuses it).
-    if (!charged?.deadLetter) return false;
-    const { type, reason } = charged.deadLetter;
-    this.logger.error(`Dead letter: ${type ?? 'message'} (message ${data.id}) for ${data.consumer}: ${reason}`);
-    return true;
   }
 
   /**

@@ -9,6 +9,7 @@ import { ConsumerCatalog } from './consumer-catalog';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
 import { DeliveryLog } from './delivery-log';
+import { DeliveryRuns } from './delivery-runs';
 import { Housekeeping } from './housekeeping';
 import { Inbox } from './inbox';
 import { LogicalRelay } from './logical-relay';
@@ -52,6 +53,7 @@ import { TransportHistory } from './transport-history';
     OutboxConsumer,
     Inbox,
     DeliveryLog,
+    DeliveryRuns,
     DeadLetters,
     RedeliverySweeper,
     Housekeeping,

@@ -21,6 +21,8 @@ export interface OutboxDelivery {
   trace?: Record<string, string>;
   /** Attempts spent before this job (in the batch it was split out of): the count goes on from there. */
   attempted?: number;
+  /** How often a worker looked for its message in the outbox and did not find it. */
+  looks?: number;
 }
 
 /**
@@ -28,22 +30,14 @@ export interface OutboxDelivery {
  * what a delivery split out of a batch job (to be retried, postponed or left) goes on as.
  */
 export interface OutboxJob extends OutboxDelivery {
-  /** How many of this job's stalls (its worker died holding it) are judged: charged to it, or not. */
+  /** How many of this job's stalls (its worker died holding it, or lost it) are known. */
   stallsCounted?: number;
   /**
-   * The stalls judged to be its crashes, by number (1 for the job's first). Written here before they
-   * are recorded in Postgres, and recorded again at each take, each stall once: a death between
-   * the two loses no charge, and counts none twice.
-   */
-  charged?: number[];
-  /**
    * Suspected of killing its worker (its job, or the batch it came from, stalled): it runs in its
-   * own transaction, one such delivery of its queue at a time in a process, so that a crash while
-   * it runs is its own and is counted against it alone.
+   * own transaction, one such delivery at a time in a process, its run recorded in Postgres, where
+   * its crashes are found (DeliveryRuns). It decides how the delivery runs, never what it is charged.
    */
   alone?: boolean;
-  /** The job's start (attemptsStarted) at which it last began to run alone: a stall right after it is its crash. */
-  ranAlone?: number;
 }
 
 /** A job of several deliveries of one queue, handed to the inbox together (one group commit). */
@@ -74,21 +68,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CONSUMER = /^[a-z]+\.[a-z0-9-]+$/;
 /** More deliveries than any relay batch makes for a queue: a job holding more is not ours. */
 export const MAX_BATCH_JOB = 1_000;
-/** The highest OUTBOX_CRASH_LIMIT: no job is charged more stalls, and a longer list is not read. */
-export const MAX_CHARGED = 100;
 
 const count = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 
 function deliveryOf(data: unknown): OutboxDelivery | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
-  const { id, consumer, trace, attempted } = data as Record<string, unknown>;
+  const { id, consumer, trace, attempted, looks } = data as Record<string, unknown>;
   if (typeof id !== 'string' || !UUID.test(id) || typeof consumer !== 'string' || !CONSUMER.test(consumer)) {
     return undefined;
   }
   const delivery: OutboxDelivery = { id, consumer };
   if (typeof trace === 'object' && trace !== null) delivery.trace = traceContextOf(trace as Record<string, string>);
   if (count(attempted)) delivery.attempted = count(attempted);
+  if (count(looks)) delivery.looks = count(looks);
   return delivery;
 }
 
@@ -100,14 +93,10 @@ function deliveryOf(data: unknown): OutboxDelivery | undefined {
 export function outboxJobOf(data: unknown): OutboxJob | undefined {
   const delivery = deliveryOf(data);
   if (!delivery) return undefined;
-  const { stallsCounted, charged, alone, ranAlone } = data as Record<string, unknown>;
+  const { stallsCounted, alone } = data as Record<string, unknown>;
   const job: OutboxJob = delivery;
   if (count(stallsCounted) !== undefined) job.stallsCounted = count(stallsCounted);
-  if (Array.isArray(charged) && charged.length <= MAX_CHARGED && charged.every((stall) => count(stall))) {
-    job.charged = charged as number[];
-  }
   if (alone === true) job.alone = true;
-  if (count(ranAlone) !== undefined) job.ranAlone = count(ranAlone);
   return job;
 }
 

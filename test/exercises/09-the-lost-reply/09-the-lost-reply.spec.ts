@@ -21,10 +21,8 @@ describe('Exercise 09: the lost reply', () => {
       modules: [{ file: path.join(__dirname, 'the-lost-reply.wiring.ts'), name: 'TheLostReplyWiring' }],
       env: {
         EXERCISE_TARGET: target(),
-        // The retry is always the orchestrator's second send: the delivery that was running when
-        // the process died is set aside (a dead letter) rather than run again by the queue.
-        OUTBOX_CRASH_LIMIT: '1',
-        // A dead process's delivery is taken back a second later, and set aside then.
+        // A dead process's delivery is taken back a second later, and runs again beside the
+        // orchestrator's second send.
         OUTBOX_JOB_LOCK_MS: '1000',
         SAGA_STEP_TIMEOUT_MS: '1000',
         // A key that answers the buyer's next checkout with the first one's hold leaves that

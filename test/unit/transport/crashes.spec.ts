@@ -105,16 +105,79 @@ describe('A delivery whose worker died', () => {
     expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
   }, 30_000);
 
-  it('when a delivery’s worker dies as often as the crash limit, then it alone is dead-lettered, and the delivery of the same message to another consumer, which died once, is handled', async () => {
+  /**
+   * What a process that died while it ran a delivery alone leaves behind: its run, recorded before
+   * the handler and never ended, and its job, found stalled. The process was last seen long ago.
+   */
+  async function diedRunning(queue: string, id: string, consumer: string): Promise<void> {
+    const processId = randomUUID();
+    await rig.query(
+      `INSERT INTO outbox.processes (id, host, pid, seen_at) VALUES ($1, 'gone', 1, clock_timestamp() - interval '1 hour')`,
+      [processId],
+    );
+    await rig.query(`INSERT INTO outbox.runs (id, message_id, consumer, process_id) VALUES ($1, $2, $3, $4)`, [
+      randomUUID(),
+      id,
+      consumer,
+      processId,
+    ]);
+    await dieHolding(queue, jobIdOf(id, consumer));
+  }
+
+  it('when a delivery’s job stalls while its worker lives (cut from Redis past its lock), more often than the crash limit, then no crash is charged and it takes effect once', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    for (let stall = 0; stall < 3; stall += 1) await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
+
+    rig.startConsuming();
+
+    await eventually(async () => expect(await effects([entryId])).toEqual(['unit.apply-entry 0: 1']), {
+      what: 'the delivery to take effect',
+    });
+    expect(await crashes([id])).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.runs`)).toEqual([]);
+  }, 30_000);
+
+  it('when a job says its delivery crashed the worker more often than the limit, then nothing is charged: it runs, and takes effect once', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    await rig.queues.push([
+      {
+        queue: 'unit',
+        jobId: jobIdOf(id, 'unit.apply-entry'),
+        name: 'forged',
+        job: {
+          id,
+          consumer: 'unit.apply-entry',
+          charged: [1, 2, 3],
+          alone: true,
+          stallsCounted: 9,
+          ranAlone: 1,
+        } as never,
+      },
+    ]);
+
+    rig.startConsuming();
+
+    await eventually(async () => expect(await effects([entryId])).toEqual(['unit.apply-entry 0: 1']), {
+      what: 'the delivery to take effect',
+    });
+    expect(await crashes([id])).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
+  }, 30_000);
+
+  it('when processes died running a delivery alone as often as the crash limit, then it alone is dead-lettered, and the delivery of the same message to another consumer, which died once, is handled', async () => {
     await rig.consume({ consumer: 'audit.note-entry' }, (payload) =>
       rig.noteEffect('audit.note-entry', (payload as EntryPayload).entryId),
     );
     const entryId = randomUUID();
     const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
     expect(await rig.relay.relayBatch()).toBe(1);
-    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
-    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
-    await dieHolding('audit', jobIdOf(id, 'audit.note-entry'));
+    await diedRunning('unit', id, 'unit.apply-entry');
+    await diedRunning('unit', id, 'unit.apply-entry');
+    await diedRunning('audit', id, 'audit.note-entry');
     // The other consumer's delivery waits until the first is dead-lettered: its count would then
     // see the first one's crashes, were they counted per message rather than per delivery.
     await rig.queues.queue('audit').pause();
@@ -128,20 +191,57 @@ describe('A delivery whose worker died', () => {
       what: 'the other consumer to take effect',
     });
     expect(await crashes([id])).toEqual(['audit.note-entry 0: 1', 'unit.apply-entry 0: 2']);
+    expect(await rig.query(`SELECT 1 FROM outbox.runs`)).toEqual([]);
   }, 30_000);
 
-  /**
-   * A delivery that died twice, whose next take fails at `where` as a death there would end it
-   * (the take's transaction rolled back; here the job is then taken again, as the next process
-   * would take it): it must end dead-lettered with exactly its two crashes, and never run.
-   */
-  async function diesWhileCharged(where: 'crashed' | 'deadLetter') {
+  it('when a delivery runs alone in a process that is alive (it lost Redis, not its life), then it is not charged, and waits until that run ends to take effect once', async () => {
     const entryId = randomUUID();
     const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
     expect(await rig.relay.relayBatch()).toBe(1);
+    const [alive, run] = [randomUUID(), randomUUID()];
+    await rig.query(`INSERT INTO outbox.processes (id, host, pid) VALUES ($1, 'alive', 1)`, [alive]);
+    await rig.query(
+      `INSERT INTO outbox.runs (id, message_id, consumer, process_id) VALUES ($1, $2, 'unit.apply-entry', $3)`,
+      [run, id, alive],
+    );
     await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
-    await dieHolding('unit', jobIdOf(id, 'unit.apply-entry'));
-    const died = jest.spyOn(rig.deliveryLog, where).mockRejectedValueOnce(new Error('the process died here'));
+
+    rig.startConsuming();
+
+    // The live process goes on being seen; its run is in progress, so this one waits.
+    const seen = setInterval(
+      () => void rig.query(`UPDATE outbox.processes SET seen_at = clock_timestamp() WHERE id = $1`, [alive]),
+      200,
+    );
+    try {
+      await eventually(
+        async () => {
+          const job = await rig.queues.queue('unit').getJob(jobIdOf(id, 'unit.apply-entry'));
+          expect(job?.attemptsStarted).toBeGreaterThanOrEqual(2);
+        },
+        { what: 'the suspect to be taken, and put back' },
+      );
+      expect(await effects([entryId])).toEqual([]);
+    } finally {
+      clearInterval(seen);
+    }
+    // The other process ends its run (its transaction deletes the row, as it would commit).
+    await rig.query(`DELETE FROM outbox.runs WHERE id = $1`, [run]);
+
+    await eventually(async () => expect(await effects([entryId])).toEqual(['unit.apply-entry 0: 1']), {
+      what: 'the delivery to take effect once the other run ended',
+      timeoutMs: 20_000,
+    });
+    expect(await crashes([id])).toEqual([]);
+  }, 40_000);
+
+  it('when the process dies as a delivery’s last crash is charged, before its dead letter, then neither is kept, and the next take charges the same runs once: never past the limit', async () => {
+    const entryId = randomUUID();
+    const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
+    expect(await rig.relay.relayBatch()).toBe(1);
+    await diedRunning('unit', id, 'unit.apply-entry');
+    await diedRunning('unit', id, 'unit.apply-entry');
+    const died = jest.spyOn(rig.deliveryLog, 'deadLetter').mockRejectedValueOnce(new Error('the process died here'));
 
     rig.startConsuming();
 
@@ -150,19 +250,7 @@ describe('A delivery whose worker died', () => {
     expect(deadLetters).toEqual([{ consumer: 'unit.apply-entry', error: 'crashed the worker 2 times' }]);
     expect(await crashes([id])).toEqual(['unit.apply-entry 0: 2']);
     expect(await effects([entryId])).toEqual([]);
-  }
-
-  it(
-    'when the process dies after a delivery’s stalls are judged its crashes, before they are recorded, then the next take records them: the charge is not lost',
-    () => diesWhileCharged('crashed'),
-    30_000,
-  );
-
-  it(
-    'when the process dies as a delivery’s last crash is charged, before its dead letter, then neither is kept, and the next take charges the same stalls once: never past the limit',
-    () => diesWhileCharged('deadLetter'),
-    30_000,
-  );
+  }, 30_000);
 
   it('when a delivery charged with a crash fails and is tried again, then its crash is not charged again', async () => {
     let failures = 0;
@@ -173,7 +261,7 @@ describe('A delivery whose worker died', () => {
     const entryId = randomUUID();
     const [id] = await rig.publish({ payload: { entryId, amountCents: 1 } });
     expect(await rig.relay.relayBatch()).toBe(1);
-    await dieHolding('audit', jobIdOf(id, 'audit.note-entry'));
+    await diedRunning('audit', id, 'audit.note-entry');
 
     rig.startConsuming();
 
@@ -184,6 +272,7 @@ describe('A delivery whose worker died', () => {
     expect(failures).toBe(2);
     expect(await crashes([id])).toEqual(['audit.note-entry 0: 1']);
     expect(await rig.query(`SELECT 1 FROM outbox.dead_letters`)).toEqual([]);
+    expect(await rig.query(`SELECT 1 FROM outbox.runs`)).toEqual([]);
   }, 30_000);
 
   it('when a delivery that killed its worker runs again, then it has its process to itself: no delivery of another queue is in flight when it starts, nor starts while it runs', async () => {

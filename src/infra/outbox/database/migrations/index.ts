@@ -4,6 +4,7 @@ import { CreateOutboxDeployment1795970002000 } from './1795970002000-create-outb
 import { RecordCrashedDeliveries1795970003000 } from './1795970003000-record-crashed-deliveries';
 import { CreateOutboxConsumers1795970004000 } from './1795970004000-create-outbox-consumers';
 import { ChargeEachStallOnce1795970007000 } from './1795970007000-charge-each-stall-once';
+import { RecordRunsOfSuspects1795970009000 } from './1795970009000-record-runs-of-suspects';
 
 /** The transport's schema, in order: the app registers them, and the transport's own tests migrate with them alone. */
 export const OUTBOX_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const OUTBOX_MIGRATIONS = [
   RecordCrashedDeliveries1795970003000,
   CreateOutboxConsumers1795970004000,
   ChargeEachStallOnce1795970007000,
+  RecordRunsOfSuspects1795970009000,
 ];
