@@ -58,6 +58,36 @@ describe('Housekeeping and lost Postgres connections', () => {
     expect(await app.database.query(`SELECT 1 FROM outbox.messages WHERE id = $1`, [stuckId])).toHaveLength(1);
   });
 
+  it('when a crash is older than the retention and its delivery has not ended, then housekeeping keeps it: it still counts toward the limit', async () => {
+    const entryId = randomUUID();
+    await app.get(Ledger).record(entryId, 1);
+    const [{ id }] = await app.database.query<{ id: string }>(
+      `SELECT id FROM outbox.messages WHERE aggregate_id = $1 AND type = 'ledger.entry-recorded.v1'`,
+      [entryId],
+    );
+    await eventually(async () =>
+      expect(await app.database.query(`SELECT 1 FROM outbox.inbox WHERE message_id = $1`, [id])).toHaveLength(2),
+    );
+    // Crashes charged two hours ago: one of a consumer that has not handled the message yet (its
+    // inbox row is not there), one of a consumer that did, after it.
+    await app.database.query(`DELETE FROM outbox.inbox WHERE message_id = $1 AND consumer = 'audit.note-entry'`, [id]);
+    await app.database.query(
+      `INSERT INTO outbox.delivery_attempts (message_id, consumer, correlation_id, attempt, outcome, error, at)
+       SELECT $1, c, 'x', 1, 'crashed', 'the worker died', now() - interval '2 hours'
+         FROM unnest(ARRAY['audit.note-entry', 'ledger.apply-entry']) AS c`,
+      [id],
+    );
+
+    await app.get(Housekeeping).purge(1);
+
+    expect(
+      await app.database.query(
+        `SELECT consumer FROM outbox.delivery_attempts WHERE message_id = $1 AND outcome = 'crashed'`,
+        [id],
+      ),
+    ).toEqual([{ consumer: 'audit.note-entry' }]);
+  });
+
   it('when Postgres drops every connection of the app, then the relay (its listener, or its reader of the slot) and the workers carry on', async () => {
     const before = Array.from({ length: 5 }, () => randomUUID());
     for (const entryId of before) await app.get(Ledger).record(entryId, 1);

@@ -8,7 +8,8 @@ const PURGE_BATCH = 1_000;
 
 /**
  * Deletes what the transport no longer needs, in small batches so that no purge holds locks for
- * long: delivered messages, inbox rows and attempt records older than the retention. A message is
+ * long: delivered messages, inbox rows, attempt records, runs and processes older than the
+ * retention. A crash is kept until its delivery ends, however old. A message is
  * kept while one of its dead letters is open, so that a redrive can deliver it; an inbox row is
  * kept while its message is, since it is what stops a redelivery (or a redrive) from taking effect
  * twice. Dead letters are never purged: they are the operators' record.
@@ -50,9 +51,34 @@ export class Housekeeping {
             LIMIT ${PURGE_BATCH})`,
         cutoff,
       ),
+      // A crash is kept while its delivery has not ended: it still counts toward OUTBOX_CRASH_LIMIT.
       attempts: await this.inBatches(
         `DELETE FROM outbox.delivery_attempts WHERE id IN (
-           SELECT id FROM outbox.delivery_attempts WHERE at < $1 LIMIT ${PURGE_BATCH})`,
+           SELECT a.id FROM outbox.delivery_attempts a
+            WHERE a.at < $1
+              AND NOT (a.outcome = 'crashed'
+                       AND EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = a.message_id)
+                       AND NOT EXISTS (SELECT 1 FROM outbox.inbox i
+                                        WHERE i.message_id = a.message_id AND i.consumer = a.consumer))
+            LIMIT ${PURGE_BATCH})`,
+        cutoff,
+      ),
+      // A run left by a process that died, whose delivery ended elsewhere or whose message is gone:
+      // nobody will take that delivery again to charge it.
+      runs: await this.inBatches(
+        `DELETE FROM outbox.runs WHERE id IN (
+           SELECT r.id FROM outbox.runs r
+            WHERE r.began_at < $1
+              AND (NOT EXISTS (SELECT 1 FROM outbox.messages m WHERE m.id = r.message_id)
+                   OR EXISTS (SELECT 1 FROM outbox.inbox i WHERE i.message_id = r.message_id AND i.consumer = r.consumer))
+            LIMIT ${PURGE_BATCH})`,
+        cutoff,
+      ),
+      processes: await this.inBatches(
+        `DELETE FROM outbox.processes WHERE id IN (
+           SELECT p.id FROM outbox.processes p
+            WHERE p.seen_at < $1 AND NOT EXISTS (SELECT 1 FROM outbox.runs r WHERE r.process_id = p.id)
+            LIMIT ${PURGE_BATCH})`,
         cutoff,
       ),
     };
