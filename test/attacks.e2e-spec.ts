@@ -1,5 +1,5 @@
 import { JwtService } from '@nestjs/jwt';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,13 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 import { AppModule } from '../src/app.module';
 import { checkEnvironment } from '../src/bootstrap/check-environment';
 import { InvalidEnvironmentError } from '../src/config/env';
+import { FOREIGN_LOOKS } from '../src/infra/outbox/outbox.consumer';
+import { OutboxQueues } from '../src/infra/outbox/outbox.queues';
+import { MetricsRegistry } from '../src/infra/metrics/metrics.registry';
 import { CheckoutClient } from './support/checkout-client';
 import { eventually } from './support/eventually';
+import { metricValue } from './support/metrics';
+import { QUIET_ENV, quiet } from './support/quiet';
 import { logs, TestApp, withEnv } from './support/test-app';
 import { TestDatabase } from './support/test-database';
 import { TEST_DATABASE_URL } from './support/test-env';
@@ -313,5 +318,134 @@ describe('Attacks on a deployment made from the published files', () => {
       expect(outcome).toBe(expected);
       expect(await rowCounts()).toEqual(before);
     },
+  );
+});
+
+/** What a forged job may write, besides the business tables: crashes, dead letters, inbox rows. */
+const TRANSPORT_RECORDS = {
+  crashes: `SELECT count(*)::int AS n FROM outbox.delivery_attempts WHERE outcome = 'crashed'`,
+  deadLetters: 'SELECT count(*)::int AS n FROM outbox.dead_letters',
+  inbox: 'SELECT count(*)::int AS n FROM outbox.inbox',
+  messages: 'SELECT count(*)::int AS n FROM outbox.messages',
+};
+
+interface QueueTarget {
+  app: TestApp;
+  /** A message whose delivery to billing.void-authorization took effect: the void of a failed checkout. */
+  refusal: string;
+  /** Jobs pushed into a module's queue, as whoever can write to the Redis could. */
+  push: (queue: string, job: object) => Promise<string>;
+}
+
+// prettier-ignore
+const REDIS_ATTACKS: Array<{ name: string; expected: string; attempt: (target: QueueTarget) => Promise<string> }> = [
+  {
+    name: 'a job saying that the void of a failed checkout crashed its worker three times',
+    expected: 'no crash charged, no dead letter, the checkout FAILED',
+    attempt: async ({ app, refusal, push }) => {
+      const jobId = await push('billing', { id: refusal, consumer: 'billing.void-authorization', charged: [1, 2, 3], alone: true, stallsCounted: 9, ranAlone: 1 });
+      await eventually(async () => expect(await app.get(OutboxQueues).queue('billing').getJob(jobId)).toBeUndefined());
+      const [{ crashes, dead, status }] = await app.database.query<{ crashes: number; dead: number; status: string }>(
+        `SELECT (SELECT count(*)::int FROM outbox.delivery_attempts WHERE message_id = $1 AND outcome = 'crashed') AS crashes,
+                (SELECT count(*)::int FROM outbox.dead_letters WHERE message_id = $1) AS dead,
+                (SELECT status FROM checkout.checkouts c JOIN outbox.messages m ON m.aggregate_id = c.id::text WHERE m.id = $1) AS status`,
+        [refusal],
+      );
+      return `${crashes ? `${crashes} crashes charged` : 'no crash charged'}, ${dead ? 'a dead letter' : 'no dead letter'}, the checkout ${status}`;
+    },
+  },
+  {
+    name: 'jobs naming 20 consumers that no version has, to grow /metrics',
+    expected: '20 refused as unrouted, no series more than for one of them',
+    attempt: async ({ app, push }) => {
+      const series = async () => (await app.get(MetricsRegistry).metrics()).split('\n').filter((line) => line && !line.startsWith('#')).length;
+      const refused = () => metricValue(app, 'outbox_refused_jobs_total', { queue: 'billing', reason: 'unrouted' });
+      const madeUp = async (count: number) => {
+        const before = await refused();
+        for (let n = 0; n < count; n += 1) await push('billing', { id: randomUUID(), consumer: `billing.made-up-${randomBytes(4).toString('hex')}` });
+        return eventually(async () => {
+          expect((await refused()) - before).toBe(count);
+          return count;
+        });
+      };
+      // One made-up name makes the series of the `other` consumer; twenty more make none.
+      await madeUp(1);
+      const before = await series();
+      const count = await madeUp(20);
+      const grown = (await series()) - before;
+      return `${count} refused as unrouted, ${grown > 0 ? `${grown} new series` : 'no series more than for one of them'}`;
+    },
+  },
+  {
+    name: 'a job naming a message the outbox does not hold',
+    expected: `dropped after ${FOREIGN_LOOKS} looks, refused as foreign`,
+    attempt: async ({ app, push }) => {
+      const before = await metricValue(app, 'outbox_refused_jobs_total', { queue: 'billing', reason: 'foreign' });
+      const jobId = await push('billing', { id: randomUUID(), consumer: 'billing.void-authorization' });
+      const queue = app.get(OutboxQueues).queue('billing');
+      // Each look waits twice as long as the last: the test does not wait for the delays.
+      const looks = await eventually(async () => {
+        await queue.promoteJobs();
+        expect(await queue.getJob(jobId)).toBeUndefined();
+        return (await metricValue(app, 'outbox_refused_jobs_total', { queue: 'billing', reason: 'foreign' })) - before;
+      }, { timeoutMs: 30_000, intervalMs: 200 });
+      return looks === 1 ? `dropped after ${FOREIGN_LOOKS} looks, refused as foreign` : `refused ${looks} times`;
+    },
+  },
+];
+
+/**
+ * Whoever can write to the Redis can push jobs, but not messages, crashes or metrics: each attack
+ * below is a job pushed into a queue of a deployment that works its queues, with its refusal, and
+ * nothing written to the business tables or the transport's records.
+ */
+describe('Attacks through the Redis, on a deployment that works its queues', () => {
+  const target = {} as QueueTarget;
+  const counts = async () => {
+    const counted: Record<string, number> = {};
+    for (const table of TABLES)
+      counted[table] = (await target.app.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0].n;
+    for (const [name, sql] of Object.entries(TRANSPORT_RECORDS))
+      counted[name] = (await target.app.database.query<{ n: number }>(sql))[0].n;
+    return counted;
+  };
+
+  beforeAll(async () => {
+    target.app = await TestApp.start({ env: { ...QUIET_ENV, APP_ROLES: 'api,relay,worker,orchestrator' } });
+    const client = new CheckoutClient(target.app);
+    // A plan not licensed in the buyer's country: access is refused, and billing voids the authorization.
+    const buyer = await client.createUser({ country: 'JP' });
+    const checkoutId = await client.start({ userId: buyer.id, planId: 'premium', mode: 'choreography' });
+    await client.until(checkoutId, ['FAILED']);
+    target.refusal = await eventually(async () => {
+      const [row] = await target.app.database.query<{ id: string }>(
+        `SELECT m.id FROM outbox.messages m JOIN outbox.inbox i ON i.message_id = m.id AND i.consumer = 'billing.void-authorization'
+          WHERE m.aggregate_id = $1 AND m.type = 'content.access-refused.v1'`,
+        [checkoutId],
+      );
+      expect(row).toBeDefined();
+      return row.id;
+    });
+    await quiet(target.app);
+    target.push = async (queue, job) => {
+      const jobId = `planted-${randomUUID()}`;
+      await target.app.get(OutboxQueues).push([{ queue, jobId, name: 'planted', job: job as never }]);
+      return jobId;
+    };
+  }, 60_000);
+  afterAll(() => target.app?.stop());
+
+  it.each(REDIS_ATTACKS.map((attack) => [attack.name, attack] as const))(
+    'when %s is pushed, then it is refused and nothing is written',
+    async (_, { expected, attempt }) => {
+      const before = await counts();
+
+      const outcome = await attempt(target);
+
+      expect(outcome).toBe(expected);
+      await quiet(target.app);
+      expect(await counts()).toEqual(before);
+    },
+    60_000,
   );
 });
