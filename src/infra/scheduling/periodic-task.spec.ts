@@ -2,15 +2,20 @@ import { Logger } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { PeriodicTask } from './periodic-task';
 
-/** A run that lasts until the test lets it end. */
+/** A run that lasts until the test lets it end; `runs` are the promises each run returned. */
 function gatedWork() {
   const gates: Array<() => void> = [];
-  const work = jest.fn(() => new Promise<void>((resolve) => gates.push(resolve)));
+  const runs: Array<Promise<void>> = [];
+  const work = jest.fn(() => {
+    const run = new Promise<void>((resolve) => gates.push(resolve));
+    runs.push(run);
+    return run;
+  });
   const release = async () => {
     gates.shift()?.();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { work, release };
+  return { work, release, runs };
 }
 
 describe('PeriodicTask', () => {
@@ -45,6 +50,22 @@ describe('PeriodicTask', () => {
 
     await release();
     expect(work).toHaveBeenCalledTimes(2);
+  });
+
+  it('when woken after the run made its last check of wakes but before it ended, then it runs once more', async () => {
+    const { work, release, runs } = gatedWork();
+    task = new PeriodicTask('woken-late', HOUR, work, true);
+    task.start(scheduler);
+    // Reactions to the run's end go in the order they were added: the loop's (added at start)
+    // checks for wakes first, and this one wakes the task before the run in progress is cleared.
+    const wakeLate = runs[0].then(() => task?.wake());
+
+    await release();
+    await wakeLate;
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(work).toHaveBeenCalledTimes(2);
+    await release();
   });
 
   it('when a tick finds a run in progress, then it is skipped', async () => {

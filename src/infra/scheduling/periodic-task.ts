@@ -44,7 +44,11 @@ export class PeriodicTask {
   /** Runs now, unless a run is in progress or the task has stopped. */
   async runNow(): Promise<void> {
     if (this.running || this.stopped) return;
-    this.running = this.runUntilSettled().finally(() => (this.running = undefined));
+    this.running = this.runUntilSettled().finally(() => {
+      this.running = undefined;
+      // A wake that came after the loop's last look (it saw a run in progress) is served here.
+      if (this.wokenWhileRunning && !this.failing) void this.runNow();
+    });
     await this.running;
   }
 
