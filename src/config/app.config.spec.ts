@@ -59,6 +59,8 @@ describe('TRUST_PROXY', () => {
     ['loopback, 10.0.0.0/8 ,fd00::/8', ['loopback', '10.0.0.0/8', 'fd00::/8']],
     ['192.0.2.10,10.0.0.0/255.0.0.0', ['192.0.2.10', '10.0.0.0/255.0.0.0']],
     ['::1', ['::1']],
+    ['fc00::/7, 172.16.0.0/12', ['fc00::/7', '172.16.0.0/12']],
+    ['::ffff:10.0.0.0/104', ['::ffff:10.0.0.0/104']],
   ])('when it is %p, then the app trusts %p', (value, trusted) => {
     expect(loaded({ TRUST_PROXY: value, ADMIN_TOKEN: undefined, NODE_ENV: 'development' })).toMatchObject({
       trustProxy: trusted,
@@ -77,6 +79,30 @@ describe('TRUST_PROXY', () => {
     '10.0.0.0/ffff::',
   ])('when it is %p, then the app refuses to start with one line naming TRUST_PROXY', (value) => {
     const problems = loaded({ TRUST_PROXY: value, ADMIN_TOKEN: undefined, NODE_ENV: 'development' });
+    expect(problems).toEqual([expect.stringMatching(/^TRUST_PROXY: must be a hop count/)]);
+  });
+
+  it.each([
+    '0.0.0.0/0',
+    '0.0.0.0/00',
+    '0.0.0.0/0.0.0.0',
+    '::/0',
+    '::0/0',
+    '::ffff:0.0.0.0/96',
+    '::ffff:0:0/96',
+    'loopback, 0.0.0.0/0',
+    // Two halves of the addresses are every address.
+    '0.0.0.0/1,128.0.0.0/1',
+    '2000::/3',
+  ])('when it is %p, a range that takes in the clients, then the app refuses it as it refuses true', (value) => {
+    const problems = loaded({ TRUST_PROXY: value, ADMIN_TOKEN: undefined, NODE_ENV: 'development' });
+    expect(problems).toEqual([
+      expect.stringMatching(/^TRUST_PROXY: must be a hop count.*; ".*" is wider than .* any client name itself\)$/),
+    ]);
+  });
+
+  it('when a netmask is not a run of ones, then the app refuses it (Express would throw at start)', () => {
+    const problems = loaded({ TRUST_PROXY: '10.0.0.0/255.0.255.0', ADMIN_TOKEN: undefined, NODE_ENV: 'development' });
     expect(problems).toEqual([expect.stringMatching(/^TRUST_PROXY: must be a hop count/)]);
   });
 });
