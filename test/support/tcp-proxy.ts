@@ -9,6 +9,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  /** Each reads what the clients send, chunk by chunk, as it passes. */
+  private readonly taps = new Set<(chunk: string, from: Socket) => void>();
 
   constructor(
     readonly port: number,
@@ -24,6 +26,24 @@ export class TcpProxy {
     this.sockets.forEach((socket) => socket.destroy());
   }
 
+  /**
+   * From now on, how often `text` passes from the clients to the service (a statement, a command
+   * as the protocol spells it), case aside: what the clients asked of the service, counted where
+   * it reaches it.
+   */
+  countSent(text: string): () => number {
+    const needle = text.toLowerCase();
+    // The end of each connection's last chunk, in case `text` straddles two chunks.
+    const tails = new WeakMap<Socket, string>();
+    let count = 0;
+    this.taps.add((chunk, from) => {
+      const seen = (tails.get(from) ?? '') + chunk.toLowerCase();
+      count += seen.split(needle).length - 1;
+      tails.set(from, seen.slice(seen.length - needle.length + 1));
+    });
+    return () => count;
+  }
+
   async open(): Promise<void> {
     const server = createServer((client) => {
       const upstream = createConnection(this.target);
@@ -32,6 +52,7 @@ export class TcpProxy {
         socket.once('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
+      client.on('data', (chunk: Buffer) => this.taps.forEach((tap) => tap(chunk.toString('latin1'), client)));
       client.pipe(upstream).pipe(client);
       client.once('close', () => upstream.destroy());
       upstream.once('close', () => client.destroy());

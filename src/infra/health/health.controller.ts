@@ -1,11 +1,11 @@
-import { Controller, Get, HttpStatus, Res, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheckResult, HealthCheckService } from '@nestjs/terminus';
+import { Controller, Get, HttpStatus, Res } from '@nestjs/common';
+import type { HealthCheckResult } from '@nestjs/terminus';
 import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../auth/access';
 import { type Caller, CurrentCaller } from '../auth/caller';
 import { type ErrorBody, errorBody } from '../http/error-body';
-import { PostgresHealthIndicator, RedisHealthIndicator } from './health.indicators';
+import { SharedHealthCheck } from './health.check';
 
 type HealthParts = Record<string, { status: string } | undefined>;
 
@@ -17,14 +17,13 @@ const statusesOnly = (parts?: HealthParts): HealthParts | undefined =>
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(
-    private readonly health: HealthCheckService,
-    private readonly postgres: PostgresHealthIndicator,
-    private readonly redis: RedisHealthIndicator,
-  ) {}
+  constructor(private readonly health: SharedHealthCheck) {}
 
   @Get()
-  @ApiOkResponse({ description: "Postgres and Redis answer, and every queue's producer and worker reach its keys" })
+  @ApiOkResponse({
+    description:
+      "Postgres and Redis answer, and every queue's producer and worker reach its keys (a check at most a second old)",
+  })
   @ApiServiceUnavailableResponse({
     description: "Something is down; `message` names it. The drivers' errors are the operator's only",
   })
@@ -32,24 +31,18 @@ export class HealthController {
     @Res({ passthrough: true }) response: Response,
     @CurrentCaller() caller: Caller,
   ): Promise<HealthCheckResult | ErrorBody> {
-    try {
-      return await this.health.check([
-        () => this.postgres.check(),
-        () => this.redis.check(),
-        () => this.redis.queues(),
-      ]);
-    } catch (error) {
-      if (!(error instanceof ServiceUnavailableException)) throw error;
-      // The API's error shape, with terminus' report of each dependency in `details`.
-      const { info, details, error: down } = error.getResponse() as HealthCheckResult;
-      response.status(HttpStatus.SERVICE_UNAVAILABLE);
-      // A driver's error names hosts, ports and why a login failed: the operator's to read, not anyone's.
-      const shown = caller.kind === 'operator' ? (parts?: HealthParts) => parts : statusesOnly;
-      return errorBody(HttpStatus.SERVICE_UNAVAILABLE, `down: ${Object.keys(down ?? {}).join(', ')}`, {
-        status: 'error',
-        info: shown(info),
-        details: shown(details),
-      });
-    }
+    const outcome = await this.health.outcome();
+    if ('fault' in outcome) throw outcome.fault;
+    if (outcome.up) return outcome.report;
+    // The API's error shape, with terminus' report of each dependency in `details`.
+    const { info, details, error: down } = outcome.report;
+    response.status(HttpStatus.SERVICE_UNAVAILABLE);
+    // A driver's error names hosts, ports and why a login failed: the operator's to read, not anyone's.
+    const shown = caller.kind === 'operator' ? (parts?: HealthParts) => parts : statusesOnly;
+    return errorBody(HttpStatus.SERVICE_UNAVAILABLE, `down: ${Object.keys(down ?? {}).join(', ')}`, {
+      status: 'error',
+      info: shown(info),
+      details: shown(details),
+    });
   }
 }
