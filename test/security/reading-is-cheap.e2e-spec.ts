@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
+import { metricValue } from '../support/metrics';
 import { TestApp } from '../support/test-app';
 
 /** Checkouts of other buyers that fill the table: enough that reading it whole shows, few enough to fill in seconds. */
@@ -120,7 +121,7 @@ describe('Reading a large table', () => {
     await app.ready();
     buyer = await client.createUser();
     // Open things, as a running deployment has some: a checkout of each mode PENDING (one for an
-    // hour: stuck), one in INTERVENTION, a running saga, a message not yet relayed, a dead letter.
+    // hour: stuck), one in INTERVENTION, a saga running for two hours, a message not yet relayed, a dead letter.
     await app.database.query(
       `INSERT INTO checkout.checkouts (id, user_id, plan_id, payment_method, mode, status, step, correlation_id, created_at)
        VALUES (gen_random_uuid(), gen_random_uuid(), 'basic', 'card', 'choreography', 'PENDING', 'billing.authorize-payment', 'c1', now() - interval '1 hour'),
@@ -128,8 +129,8 @@ describe('Reading a large table', () => {
               (gen_random_uuid(), gen_random_uuid(), 'basic', 'card', 'orchestration', 'INTERVENTION', 'billing.capture-payment', 'c3', now())`,
     );
     await app.database.query(
-      `INSERT INTO checkout.sagas (id, status, current_step, attempts, version)
-       VALUES ('00000000-0000-4000-8000-000000000001', 'RUNNING', 'billing.authorize-payment', 1, 1)`,
+      `INSERT INTO checkout.sagas (id, status, current_step, attempts, version, created_at)
+       VALUES ('00000000-0000-4000-8000-000000000001', 'RUNNING', 'billing.authorize-payment', 1, 1, now() - interval '2 hours')`,
     );
     await app.database.query(
       `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id)
@@ -215,6 +216,12 @@ describe('Reading a large table', () => {
     expect(text).toContain('checkouts_stuck{mode="choreography"} 1');
     expect(text).toContain('checkouts{mode="orchestration",status="INTERVENTION"} 1');
     expect(text).toContain('outbox_dead_letters{consumer="ledger.apply-entry"} 1');
+    // The ages the alerts read (ops/prometheus/alerts.yml), from the same statements.
+    const age = (name: string, labels: Record<string, string>) => metricValue(app, name, labels);
+    expect(await age('checkout_oldest_pending_age_seconds', { mode: 'choreography' })).toBeGreaterThanOrEqual(3_600);
+    expect(await age('checkout_oldest_pending_age_seconds', { mode: 'orchestration' })).toBeLessThan(600);
+    expect(await age('saga_oldest_age_seconds', { state: 'RUNNING' })).toBeGreaterThanOrEqual(7_200);
+    expect(await age('saga_oldest_age_seconds', { state: 'COMPENSATING' })).toBe(0);
   });
 
   it('when the tables hold 100k finished checkouts and what came with them, then a scrape reads no more rows than on the small tables, and a handful of buffers', () => {

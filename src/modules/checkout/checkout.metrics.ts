@@ -8,7 +8,7 @@ import type { CheckoutRow } from './database/checkouts.repository';
 /** A checkout's statuses while it is not finished: the ones `checkouts{mode,status}` counts. */
 const OPEN = ['PENDING', 'INTERVENTION'] as const;
 
-/** Open checkouts by mode and status, the stuck ones, and how long each took to reach its outcome. */
+/** Open checkouts by mode and status, the stuck ones, the oldest pending, and how long each took to reach its outcome. */
 @Injectable()
 export class CheckoutMetrics {
   private readonly duration: Histogram<'mode' | 'outcome'>;
@@ -26,13 +26,14 @@ export class CheckoutMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
-    // One reading for both gauges, over the open checkouts only, through the status index: it
+    // One reading for the three gauges, over the open checkouts only, through the status index: it
     // costs the same however many finished checkouts the table holds (ADR 0078).
     const open = registry.reading('checkouts', () =>
-      this.dataSource.query<Array<{ mode: string; status: string; count: number; stuck: number }>>(
+      this.dataSource.query<Array<{ mode: string; status: string; count: number; stuck: number; oldest_age: number }>>(
         `SELECT mode, status, count(*)::int AS count,
                 (count(*) FILTER (WHERE status = 'PENDING'
-                                    AND created_at < clock_timestamp() - make_interval(secs => $1)))::int AS stuck
+                                    AND created_at < clock_timestamp() - make_interval(secs => $1)))::int AS stuck,
+                extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_age
            FROM checkout.checkouts
           WHERE status IN ('PENDING', 'INTERVENTION')
           GROUP BY mode, status`,
@@ -61,6 +62,20 @@ export class CheckoutMetrics {
         if (!rows) return;
         for (const mode of CHECKOUT_MODES) stuck.set({ mode }, 0);
         for (const row of rows) if (row.status === 'PENDING') stuck.set({ mode: row.mode }, row.stuck);
+      },
+    });
+    // A choreographed checkout PENDING for long is one the watchdog did not catch; an orchestrated
+    // one, a saga that stopped moving (saga_oldest_age_seconds says which state).
+    const oldestPending: Gauge<'mode'> = new Gauge({
+      name: 'checkout_oldest_pending_age_seconds',
+      help: 'Age of the oldest checkout still PENDING, by mode (0 when none)',
+      labelNames: ['mode'],
+      registers,
+      collect: async () => {
+        const rows = await open.get();
+        if (!rows) return;
+        for (const mode of CHECKOUT_MODES) oldestPending.set({ mode }, 0);
+        for (const row of rows) if (row.status === 'PENDING') oldestPending.set({ mode: row.mode }, row.oldest_age);
       },
     });
   }

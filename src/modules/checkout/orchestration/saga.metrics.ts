@@ -7,15 +7,17 @@ import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
 const OPEN = ['RUNNING', 'COMPENSATING', 'INTERVENTION'] as const;
 
 /**
- * Open sagas by state, read through the status index: the figure costs the same however many
- * ended sagas the table holds (ADR 0078).
+ * Open sagas by state, and since when the oldest of each state began, read through the status
+ * index: the figures cost the same however many ended sagas the table holds (ADR 0078).
  */
 @Injectable()
 export class SagaMetrics {
   constructor(registry: MetricsRegistry, dataSource: DataSource) {
     const open = registry.reading('sagas', () =>
-      dataSource.query<Array<{ status: string; count: number }>>(
-        `SELECT status, count(*)::int AS count FROM checkout.sagas
+      dataSource.query<Array<{ status: string; count: number; oldest_age: number }>>(
+        `SELECT status, count(*)::int AS count,
+                extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_age
+           FROM checkout.sagas
           WHERE status IN ('RUNNING', 'COMPENSATING', 'INTERVENTION') GROUP BY status`,
       ),
     );
@@ -29,6 +31,19 @@ export class SagaMetrics {
         if (!rows) return;
         for (const state of OPEN) byState.set({ state }, 0);
         for (const { status, count } of rows) byState.set({ state: status }, count);
+      },
+    });
+    // A saga RUNNING or COMPENSATING for long has stopped moving: its deadlines should have moved it.
+    const oldest: Gauge<'state'> = new Gauge({
+      name: 'saga_oldest_age_seconds',
+      help: 'Since the oldest saga in each state not ended began (RUNNING, COMPENSATING, INTERVENTION; 0 when none)',
+      labelNames: ['state'],
+      registers: [registry],
+      collect: async () => {
+        const rows = await open.get();
+        if (!rows) return;
+        for (const state of OPEN) oldest.set({ state }, 0);
+        for (const { status, oldest_age } of rows) oldest.set({ state: status }, oldest_age);
       },
     });
   }
