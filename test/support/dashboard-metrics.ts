@@ -18,6 +18,7 @@ const PROMQL_WORDS = new Set([
 export function metricNamesIn(expr: string): string[] {
   const bare = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""') // strings
+    .replace(/\b\d+(?:\.\d*)?(?:[eE][+-]?\d+)?\b/g, '0') // numbers (1e9 is not a metric e9)
     .replace(/\{[^}]*\}/g, '') // label matchers
     .replace(/\[[^\]]*\]/g, '') // ranges
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ''); // label lists
@@ -26,6 +27,31 @@ export function metricNamesIn(expr: string): string[] {
     .map((match) => match[0])
     .filter((name) => !PROMQL_WORDS.has(name.toLowerCase()));
   return [...new Set(names)];
+}
+
+/** The label names a PromQL expression groups, joins or matches by (`by (mode)`, `{status="INTERVENTION"}`). */
+export function labelNamesIn(expr: string): string[] {
+  const bare = expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  const grouped = [...bare.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)].flatMap(
+    ([, list]) => list.split(',').map((name) => name.trim()),
+  );
+  const matched = [...bare.matchAll(/\{([^}]*)\}/g)].flatMap(([, matchers]) =>
+    [...matchers.matchAll(/([a-zA-Z_]\w*)\s*(?:=~|!~|!=|=)/g)].map(([, name]) => name),
+  );
+  return [...new Set([...grouped, ...matched].filter((name) => name.length > 0))];
+}
+
+/** The label names of each metric's samples in a GET /metrics text (none for a metric without samples). */
+export function exportedLabelNames(exposition: string): Map<string, Set<string>> {
+  const labels = new Map<string, Set<string>>();
+  for (const line of exposition.split('\n')) {
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}/.exec(line);
+    if (!sample) continue;
+    const names = labels.get(sample[1]) ?? new Set<string>();
+    for (const [, name] of sample[2].matchAll(/([a-zA-Z_]\w*)="/g)) names.add(name);
+    labels.set(sample[1], names);
+  }
+  return labels;
 }
 
 /** Every series name that GET /metrics can show: histograms as their _bucket, _sum and _count. */
