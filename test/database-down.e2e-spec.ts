@@ -13,12 +13,6 @@ const DOWN = {
   details: { postgres: { status: 'down' } },
 };
 
-const through = (url: string, port: number) => {
-  const moved = new URL(url);
-  moved.port = String(port);
-  return moved.toString();
-};
-
 describe('Business routes while Postgres is down', () => {
   let database: TestDatabase;
   const apps: TestApp[] = [];
@@ -41,7 +35,7 @@ describe('Business routes while Postgres is down', () => {
     if (open) await proxy.open();
     const app = await TestApp.start({
       database,
-      env: { DATABASE_URL: through(database.url, proxy.port), DATABASE_RETRY_MS: '200' },
+      env: { DATABASE_URL: proxy.urlOf(database.url), DATABASE_RETRY_MS: '200' },
     });
     apps.push(app);
     return { app, proxy };

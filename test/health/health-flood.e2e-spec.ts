@@ -13,12 +13,6 @@ const WAVES = 5;
 /** What each check sends, as its protocol spells it: Postgres' simple query, Redis' RESP commands. */
 const SENT_BY_A_CHECK = { select: 'SELECT 1\0', ping: '$4\r\nping\r\n', exists: '$6\r\nexists\r\n' };
 
-const through = (url: string, port: number) => {
-  const moved = new URL(url);
-  moved.port = String(port);
-  return moved.toString();
-};
-
 async function proxyTo(url: string): Promise<TcpProxy> {
   const real = new URL(url);
   const proxy = new TcpProxy(await freePort(), { host: real.hostname, port: Number(real.port) });
@@ -46,8 +40,8 @@ describe('GET /health under a flood', () => {
       database,
       env: {
         APP_ROLES: 'api',
-        DATABASE_URL: through(database.url, postgres.port),
-        REDIS_URL: through(TEST_REDIS_URL, redis.port),
+        DATABASE_URL: postgres.urlOf(database.url),
+        REDIS_URL: redis.urlOf(TEST_REDIS_URL),
         DATABASE_RETRY_MS: '200',
       },
     });

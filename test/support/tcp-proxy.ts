@@ -26,6 +26,13 @@ export class TcpProxy {
     this.sockets.forEach((socket) => socket.destroy());
   }
 
+  /** `url` (of the service behind) with this proxy's port: the same service, reached through the proxy. */
+  urlOf(url: string): string {
+    const moved = new URL(url);
+    moved.port = String(this.port);
+    return moved.toString();
+  }
+
   /**
    * From now on, how often `text` passes from the clients to the service (a statement, a command
    * as the protocol spells it), case aside: what the clients asked of the service, counted where
