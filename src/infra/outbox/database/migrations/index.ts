@@ -5,6 +5,7 @@ import { RecordCrashedDeliveries1795970003000 } from './1795970003000-record-cra
 import { CreateOutboxConsumers1795970004000 } from './1795970004000-create-outbox-consumers';
 import { ChargeEachStallOnce1795970007000 } from './1795970007000-charge-each-stall-once';
 import { RecordRunsOfSuspects1795970009000 } from './1795970009000-record-runs-of-suspects';
+import { CreateConsumerVersions1795970009500 } from './1795970009500-create-consumer-versions';
 
 /** The transport's schema, in order: the app registers them, and the transport's own tests migrate with them alone. */
 export const OUTBOX_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const OUTBOX_MIGRATIONS = [
   CreateOutboxConsumers1795970004000,
   ChargeEachStallOnce1795970007000,
   RecordRunsOfSuspects1795970009000,
+  CreateConsumerVersions1795970009500,
 ];
