@@ -236,4 +236,13 @@ describe('The architecture rules', () => {
     expect(prettier.code).toBe(0);
     // Type-aware lint of the whole tree: a minute or more when the rest of the suite shares the cores.
   }, 240_000);
+
+  it('when TypeScript checks the tree, then it finds nothing', async () => {
+    // Jest compiles without checking types: this is where a handler whose @OnEvent names no
+    // contract, or takes another payload, fails the suite (src/infra/outbox/on-event.spec.ts).
+    const tsc = await exitCodeOf(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], root);
+
+    expect(tsc.output).toBe('');
+    expect(tsc.code).toBe(0);
+  }, 240_000);
 });

@@ -24,7 +24,7 @@ describe('What a job carries, and what a worker believes of it', () => {
   let sent: string[] = [];
 
   const relay = () => app.get(OutboxRelay).relayBatch();
-  const push = (queue: string, job: object, name = EntryRecorded.type) =>
+  const push = (queue: string, job: object, name: string = EntryRecorded.type) =>
     app.get(OutboxQueues).push([{ queue, jobId: `planted-${randomUUID()}`, name, job: job as never }]);
   const messageOf = async (entryId: string, type: string) =>
     (

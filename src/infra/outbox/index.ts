@@ -1,5 +1,13 @@
 export { Consumer, type ConsumerOptions, type Dedup, OnMessage } from './subscriptions';
-export { defineCommand, defineEvent, type Delivery, type MessageContract, type PayloadOf } from './message';
+export { OnEvent } from './on-event';
+export {
+  defineCommand,
+  defineEvent,
+  type Delivery,
+  type MessageContract,
+  type MessageType,
+  type PayloadOf,
+} from './message';
 export { OutboxPublisher, PublishOutsideTransactionError, type PublishOptions } from './outbox.publisher';
 export { OutboxModule } from './outbox.module';
 export {

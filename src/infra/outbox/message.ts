@@ -3,13 +3,25 @@ import { validateSync, type ValidationError } from 'class-validator';
 
 export type MessageKind = 'event' | 'command';
 
+declare const payloadOf: unique symbol;
+
+/**
+ * A message type's name as its contract gives it (`PaymentAuthorized.type`), which carries the
+ * type of its payload: a string no contract defines is not one, so `@OnEvent` refuses it at
+ * compile time, and checks the handler's payload parameter against it.
+ */
+export type MessageType<Payload extends object = object> = string & { readonly [payloadOf]: Payload };
+
+/** The payload of a message type, or the union of the payloads of several. */
+export type PayloadOfType<T> = T extends MessageType<infer P> ? P : never;
+
 /**
  * A message type of the published language: its name (`module.fact-or-order.vN`), whether it is
  * an event (a fact, owned by its emitter) or a command (an order, owned by its receiver), and the
  * class that describes and validates its payload.
  */
 export interface MessageContract<Payload extends object = object> {
-  readonly type: string;
+  readonly type: MessageType<Payload>;
   readonly kind: MessageKind;
   readonly payload: new () => Payload;
 }
@@ -28,7 +40,7 @@ function define<P extends object>(kind: MessageKind, type: string, payload: new 
     throw new Error(`Message type "${type}" is defined twice, with different payloads or kinds`);
   }
   if (known) return known as MessageContract<P>;
-  const contract = Object.freeze({ type, kind, payload });
+  const contract = Object.freeze({ type: type as MessageType<P>, kind, payload });
   contracts.set(type, contract);
   return contract;
 }
