@@ -2,7 +2,7 @@ import { type INestApplicationContext, Injectable, Module } from '@nestjs/common
 import { TransactionHost } from '@nestjs-cls/transactional';
 import { IsInt, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { defineEvent, type Delivery, OnMessage, OutboxPublisher } from '../src/infra/outbox';
+import { Consumer, defineEvent, type Delivery, OnEvent, OutboxPublisher } from '../src/infra/outbox';
 import { BENCH_DATABASE_URL, percentile, startApp, until } from './bench-env';
 import { phase, track } from './progress';
 
@@ -23,7 +23,8 @@ export class NoopConsumer {
   handled = 0;
   delays: number[] | undefined;
 
-  @OnMessage(BenchHappened, { consumer: 'bench.noop' })
+  @OnEvent(BenchHappened.type)
+  @Consumer('bench.noop')
   async noop(_payload: BenchPayload, delivery: Delivery): Promise<void> {
     this.handled += 1;
     this.delays?.push(Date.now() - Date.parse(delivery.createdAt));

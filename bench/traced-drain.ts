@@ -3,7 +3,7 @@ import '../src/infra/tracing/tracing.start';
 import { Injectable, Module } from '@nestjs/common';
 import { IsInt, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
-import { defineEvent, OnMessage } from '../src/infra/outbox';
+import { Consumer, defineEvent, OnEvent } from '../src/infra/outbox';
 import { tracingRequested } from '../src/infra/tracing/tracing.sdk';
 import { BENCH_DATABASE_URL, cleanRedis, startApp, until } from './bench-env';
 
@@ -24,7 +24,8 @@ const DrainHappened = defineEvent('bench.drain-happened.v1', DrainPayload);
 class CountingConsumer {
   handled = 0;
 
-  @OnMessage(DrainHappened, { consumer: 'bench.count' })
+  @OnEvent(DrainHappened.type)
+  @Consumer('bench.count')
   async count(): Promise<void> {
     this.handled += 1;
   }

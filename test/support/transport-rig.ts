@@ -186,7 +186,7 @@ export class TransportRig {
     return new TransportRig(name, dataSource, connector, `t${runId()}-unit-${tag}`, options);
   }
 
-  /** Declares a consumer, as `@OnMessage` does, and registers this process's consumers in the catalog. */
+  /** Declares a consumer, as `@OnEvent` with `@Consumer` does, and registers this process's consumers in the catalog. */
   async consume(declared: Partial<Declared> & { consumer: string }, handle: MessageHandler): Promise<void> {
     this.subscriptions.add({ contracts: [EntryNoted], ...declared }, handle);
     await this.catalog.register();

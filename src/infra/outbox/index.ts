@@ -1,4 +1,4 @@
-export { Consumer, type ConsumerOptions, type Dedup, OnMessage } from './subscriptions';
+export { Consumer, type ConsumerOptions, type Dedup } from './subscriptions';
 export { OnEvent } from './on-event';
 export {
   defineCommand,

@@ -1,10 +1,12 @@
 import { Injectable, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { EventEmitterModule, OnEvent } from '@nestjs/event-emitter';
+// The library's own decorator: the course's handlers use it, so Subscriptions must read it too.
+import { EventEmitterModule, OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
 import { defineEvent } from './message';
-import { Consumer, OnMessage, Subscriptions } from './subscriptions';
+import { OnEvent } from './on-event';
+import { Consumer, Subscriptions } from './subscriptions';
 
 class NotePayload {
   @IsString() text!: string;
@@ -20,7 +22,7 @@ async function boot(provider: new (...args: never[]) => object, imports: unknown
   return moduleRef.get(Subscriptions);
 }
 
-describe('Subscriptions in the lesson form', () => {
+describe('Subscriptions', () => {
   it('when a method has @OnEvent and @Consumer, then it is a consumer of the contract of that type', async () => {
     @Injectable()
     class Notes {
@@ -40,27 +42,43 @@ describe('Subscriptions in the lesson form', () => {
     expect(subscriptions.of(NoteTaken.type).map((s) => s.consumer)).toEqual(['notes.file-note']);
   });
 
-  it('when @Consumer says nothing of dedup, then the transport dedups, as for @OnMessage', async () => {
+  it('when @Consumer says nothing of where, role, exclusive nor dedup, then the defaults hold', async () => {
     @Injectable()
     class Notes {
       @OnEvent(NoteTaken.type)
       @Consumer('notes.file-note')
       async file(): Promise<void> {}
-
-      @OnMessage(NoteTaken, { consumer: 'notes.count-note' })
-      async count(): Promise<void> {}
     }
 
     const subscriptions = await boot(Notes);
 
-    expect(subscriptions.consumer('notes.file-note')?.dedup).toBe('transport');
-    expect(subscriptions.consumer('notes.count-note')?.dedup).toBe('transport');
+    expect(subscriptions.consumer('notes.file-note')).toMatchObject({
+      queue: 'notes',
+      role: 'worker',
+      where: {},
+      exclusive: false,
+      dedup: 'transport',
+    });
+  });
+
+  it("when a handler is declared with the library's own @OnEvent, as the course does, then it is the same consumer", async () => {
+    @Injectable()
+    class Notes {
+      @OnEventOfTheLibrary(NoteTaken.type)
+      @Consumer('notes.file-note', { dedup: 'handler' })
+      async file(): Promise<void> {}
+    }
+
+    const subscriptions = await boot(Notes);
+
+    expect(subscriptions.consumer('notes.file-note')).toMatchObject({ dedup: 'handler', contracts: [NoteTaken] });
   });
 
   it('when @OnEvent names a type that no contract defines, then the app does not start', async () => {
     @Injectable()
     class Notes {
-      @OnEvent('notes.note-lost.v1')
+      // Only the library's decorator takes a bare string; ours does not compile with one.
+      @OnEventOfTheLibrary('notes.note-lost.v1')
       @Consumer('notes.file-note')
       async file(): Promise<void> {}
     }

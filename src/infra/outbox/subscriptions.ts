@@ -4,9 +4,14 @@ import { EVENT_LISTENER_METADATA, EventEmitter2, type OnEventMetadata } from '@n
 import type { AppRole } from '../../config/app.config';
 import { contractOfType, type Delivery, type MessageContract } from './message';
 
-export interface SubscriptionOptions {
-  /** The consumer's name, `<module>.<what it does>`: the module's queue carries its deliveries. */
-  consumer: string;
+/**
+ * Who makes a delivery take effect once: `transport` (the inbox skips a second delivery of the
+ * same message to the same consumer), or `handler` (every delivery, duplicates included, reaches
+ * the handler, which is idempotent on its own; the inbox still records the first as the receipt).
+ */
+export type Dedup = 'transport' | 'handler';
+
+export interface ConsumerOptions {
   /** Only messages whose headers have these values (others are never routed to this consumer). */
   where?: Record<string, string>;
   /**
@@ -19,53 +24,27 @@ export interface SubscriptionOptions {
    * transaction with others, which would run it again when a neighbour fails.
    */
   exclusive?: boolean;
-}
-
-/**
- * Who makes a delivery take effect once: `transport` (the inbox skips a second delivery of the
- * same message to the same consumer), or `handler` (every delivery, duplicates included, reaches
- * the handler, which is idempotent on its own; the inbox still records the first as the receipt).
- */
-export type Dedup = 'transport' | 'handler';
-
-export interface ConsumerOptions extends Omit<SubscriptionOptions, 'consumer'> {
   /** Default `transport`. */
   dedup?: Dedup;
 }
 
-export type Declared = SubscriptionOptions & ConsumerOptions & { contracts: MessageContract[] };
+/** What a handler's decorators declare: who handles it (`@Consumer`), and what (`@OnEvent`). */
+export type Declared = ConsumerOptions & { consumer: string; contracts: MessageContract[] };
 
-const SubscriptionMetadata = DiscoveryService.createDecorator<Declared>();
 const ConsumerMetadata = DiscoveryService.createDecorator<ConsumerOptions & { consumer: string }>();
 
 /**
- * Declares a method as the handler of a message type (or of several, for one reaction to any of
- * them), under a consumer name. The method receives the validated payload and the delivery
- * (whose `type` says which it is); it runs in a transaction that also records the delivery in
- * the inbox, so its writes and the messages it publishes commit with it, once.
+ * Names the consumer that handles the message types `@OnEvent` beside it names: its name,
+ * `<module>.<what it does>` (the module's queue carries its deliveries), and how it is delivered.
+ * The method receives the validated payload and the delivery (whose `type` says which message it
+ * is); it runs in a transaction that also records the delivery in the inbox, so its writes and
+ * the messages it publishes commit with it, once. It is delivered through the outbox, a queue and
+ * the inbox, never by an in-memory emitter: the app refuses to start with EventEmitterModule loaded.
  *
  * ```ts
- * @OnMessage(PaymentAuthorized, { consumer: 'content.grant-access' })
+ * @OnEvent(PaymentAuthorized.type)
+ * @Consumer('content.grant-access', { where: CHOREOGRAPHED })
  * async grantAccess(payload: PaymentAuthorizedPayload, delivery: Delivery) { ... }
- * ```
- */
-export function OnMessage(
-  contract: MessageContract | MessageContract[],
-  options: SubscriptionOptions,
-): MethodDecorator {
-  return SubscriptionMetadata({ contracts: [contract].flat(), ...options });
-}
-
-/**
- * The lesson's way of writing a durable handler: `@OnEvent(Contract.type)` from
- * `@nestjs/event-emitter` names what it handles, and this names who handles it. It is discovered
- * and delivered exactly like `@OnMessage` (outbox, queue, inbox), never by an in-memory emitter:
- * the app refuses to start with EventEmitterModule loaded.
- *
- * ```ts
- * @OnEvent(MoneyDeposited.type)
- * @Consumer('wallet.credit', { dedup: 'handler' })
- * async credit(payload: MoneyDepositedPayload, delivery: Delivery) { ... }
  * ```
  */
 export function Consumer(name: string, options: ConsumerOptions = {}): MethodDecorator {
@@ -117,16 +96,11 @@ export class Subscriptions implements OnModuleInit {
     }
   }
 
-  /** What a method's decorators declare: `@OnMessage`, or `@OnEvent` with `@Consumer`. */
+  /** What a method's `@OnEvent` and `@Consumer` declare, if it has them. */
   private declared(provider: string, method: string, handler: MessageHandler): Declared | undefined {
     const named = `${provider}.${method}`;
-    const onMessage = Reflect.getMetadata(SubscriptionMetadata.KEY, handler) as Declared | undefined;
     const consumer = Reflect.getMetadata(ConsumerMetadata.KEY, handler) as ConsumerOptions & { consumer: string };
     const onEvents = (Reflect.getMetadata(EVENT_LISTENER_METADATA, handler) ?? []) as OnEventMetadata[];
-    if (onMessage && (consumer || onEvents.length > 0)) {
-      throw new Error(`${named} has both @OnMessage and @OnEvent/@Consumer: choose one form`);
-    }
-    if (onMessage) return onMessage;
     if (!consumer && onEvents.length === 0) return undefined;
     if (!consumer) throw new Error(`${named} has @OnEvent but no @Consumer: name the consumer that handles it`);
     if (onEvents.length === 0) throw new Error(`${named} has @Consumer but no @OnEvent: say which message it handles`);

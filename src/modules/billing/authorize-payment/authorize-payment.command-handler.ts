@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { AuthorizePaymentCommand, type AuthorizePaymentCommandPayload } from '../contracts';
 import { AuthorizePayment } from './authorize-payment.use-case';
@@ -16,7 +16,8 @@ export class AuthorizePaymentCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(AuthorizePaymentCommand, { consumer: 'billing.authorize-payment-command' })
+  @OnEvent(AuthorizePaymentCommand.type)
+  @Consumer('billing.authorize-payment-command')
   handle(command: AuthorizePaymentCommandPayload): Promise<void> {
     return this.steps.command(authorizePaymentStep, command, () => this.authorizePayment.execute(command));
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import {
   CHOREOGRAPHED,
@@ -38,7 +38,8 @@ export class AuthorizePaymentReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(CheckoutRequested, { consumer: 'billing.record-payment-intent', where: CHOREOGRAPHED })
+  @OnEvent(CheckoutRequested.type)
+  @Consumer('billing.record-payment-intent', { where: CHOREOGRAPHED })
   async onCheckoutRequested({ checkoutId, userId, planId, paymentMethod }: CheckoutRequestedPayload): Promise<void> {
     const [intent] = await this.txHost.tx.query<IntentRow[]>(
       `INSERT INTO billing.payment_intents (checkout_id, user_id, plan_id, payment_method, requested_at)
@@ -52,7 +53,8 @@ export class AuthorizePaymentReaction {
     await this.authorizeWhenComplete(intent);
   }
 
-  @OnMessage(BuyerVerified, { consumer: 'billing.authorize-payment', where: CHOREOGRAPHED })
+  @OnEvent(BuyerVerified.type)
+  @Consumer('billing.authorize-payment', { where: CHOREOGRAPHED })
   async onBuyerVerified({ checkoutId }: BuyerVerifiedPayload): Promise<void> {
     const [intent] = await this.txHost.tx.query<IntentRow[]>(
       `INSERT INTO billing.payment_intents (checkout_id, buyer_verified_at) VALUES ($1, now())

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { SagaCommandPayload } from '../../checkout/contracts';
 import { CapturePaymentCommand } from '../contracts';
@@ -14,7 +14,8 @@ export class CapturePaymentCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(CapturePaymentCommand, { consumer: 'billing.capture-payment-command' })
+  @OnEvent(CapturePaymentCommand.type)
+  @Consumer('billing.capture-payment-command')
   handle(command: SagaCommandPayload): Promise<void> {
     return this.steps.command(capturePaymentStep, command, () => this.capturePayment.execute(command));
   }

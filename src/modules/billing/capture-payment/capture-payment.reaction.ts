@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED, stepKey } from '../../checkout/contracts';
 import { AccessGranted, type AccessGrantedPayload } from '../../content/contracts';
@@ -15,7 +15,8 @@ export class CapturePaymentReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(AccessGranted, { consumer: 'billing.capture-payment', where: CHOREOGRAPHED })
+  @OnEvent(AccessGranted.type)
+  @Consumer('billing.capture-payment', { where: CHOREOGRAPHED })
   async onAccessGranted({ checkoutId }: AccessGrantedPayload): Promise<void> {
     const input = { checkoutId, idempotencyKey: stepKey(checkoutId, BILLING_STEPS.capturePayment) };
     await this.steps.react(capturePaymentStep, input, () => this.capturePayment.execute(input));

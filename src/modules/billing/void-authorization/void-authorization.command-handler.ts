@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { CompensationCommandPayload } from '../../checkout/contracts';
 import { VoidAuthorizationCommand } from '../contracts';
@@ -14,7 +14,8 @@ export class VoidAuthorizationCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(VoidAuthorizationCommand, { consumer: 'billing.void-authorization-command' })
+  @OnEvent(VoidAuthorizationCommand.type)
+  @Consumer('billing.void-authorization-command')
   handle(command: CompensationCommandPayload): Promise<void> {
     return this.steps.command(voidAuthorizationStep, command, () => this.voidAuthorization.execute(command));
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessRefused, AccessRevoked, type AccessUndonePayload } from '../../content/contracts';
@@ -19,7 +19,8 @@ export class VoidAuthorizationReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage([AccessRefused, AccessRevoked], { consumer: 'billing.void-authorization', where: CHOREOGRAPHED })
+  @OnEvent([AccessRefused.type, AccessRevoked.type])
+  @Consumer('billing.void-authorization', { where: CHOREOGRAPHED })
   async onAccessUndone({ checkoutId, reason }: AccessUndonePayload): Promise<void> {
     const input = { checkoutId, idempotencyKey: authorizeKey(checkoutId), reason };
     await this.steps.react(voidAuthorizationStep, input, () => this.voidAuthorization.execute(input));

@@ -3,6 +3,7 @@ import {
   type MessageContract,
   MessageDeadLettered,
   type MessageDeadLetteredPayload,
+  type MessageType,
 } from '../../../infra/outbox';
 import { CHECKOUT_STEPS, type CheckoutStepRow } from '../core/checkout-steps';
 import type { ProgressFact } from '../domain/checkout';
@@ -13,7 +14,7 @@ export type Payload = {
   reason?: string;
 } & Partial<MessageDeadLetteredPayload>;
 
-type Meaning = [MessageContract, (payload: Payload) => ProgressFact];
+type Meaning = [MessageContract<Payload>, (payload: Payload) => ProgressFact];
 
 const ROWS: readonly CheckoutStepRow[] = CHECKOUT_STEPS;
 
@@ -63,5 +64,5 @@ export const PROGRESS_FACTS: ReadonlyMap<string, (payload: Payload) => ProgressF
   MEANINGS.map(([contract, meaning]) => [contract.type, meaning]),
 );
 
-/** The events the progress of a choreographed checkout is read from. */
-export const PROGRESS_CONTRACTS: MessageContract[] = MEANINGS.map(([contract]) => contract);
+/** The types of the events the progress of a choreographed checkout is read from. */
+export const PROGRESS_TYPES: MessageType<Payload>[] = MEANINGS.map(([contract]) => contract.type);

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { type Delivery, OnMessage } from '../../../infra/outbox';
+import { Consumer, type Delivery, OnEvent } from '../../../infra/outbox';
 import { CHOREOGRAPHED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
-import { type Payload, PROGRESS_CONTRACTS, PROGRESS_FACTS } from './progress-facts';
+import { type Payload, PROGRESS_FACTS, PROGRESS_TYPES } from './progress-facts';
 
 /**
  * In a choreography no module directs the flow, the checkout included: it only listens to what
@@ -13,7 +13,8 @@ import { type Payload, PROGRESS_CONTRACTS, PROGRESS_FACTS } from './progress-fac
 export class TrackProgressReaction {
   constructor(private readonly progress: CheckoutProgressRecorder) {}
 
-  @OnMessage(PROGRESS_CONTRACTS, { consumer: 'checkout.track-progress', where: CHOREOGRAPHED })
+  @OnEvent(PROGRESS_TYPES)
+  @Consumer('checkout.track-progress', { where: CHOREOGRAPHED })
   async onParticipantEvent(payload: Payload, delivery: Delivery): Promise<void> {
     await this.progress.record(payload.checkoutId ?? delivery.aggregateId, PROGRESS_FACTS.get(delivery.type)!(payload));
   }

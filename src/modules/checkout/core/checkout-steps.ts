@@ -67,7 +67,7 @@ type Reasoned = MessageContract<{ checkoutId: string; reason: string }>;
  */
 export interface CheckoutStepRow extends StepDefinition {
   command: StepCommand;
-  done: MessageContract;
+  done: MessageContract<{ checkoutId: string }>;
   refused?: Reasoned;
   failed: MessageContract<StepFailedPayload>;
   compensation?: { name: string; command: StepCommand; done: Reasoned };

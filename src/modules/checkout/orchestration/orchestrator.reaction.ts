@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { type Delivery, OnMessage } from '../../../infra/outbox';
+import { Consumer, type Delivery, OnEvent } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
-import { type Reply, SAGA_ANSWER_CONTRACTS, SAGA_ANSWERS } from './saga-answers';
+import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
 import { SagaRunner } from './saga.runner';
 import { StaleSagaWriteError } from './sagas.repository';
 
@@ -19,11 +19,8 @@ const STALE_WRITE_TRIES = 5;
 export class OrchestratorReaction {
   constructor(private readonly runner: SagaRunner) {}
 
-  @OnMessage(SAGA_ANSWER_CONTRACTS, {
-    consumer: 'checkout.orchestrate',
-    where: ORCHESTRATED,
-    role: 'orchestrator',
-  })
+  @OnEvent(SAGA_ANSWER_TYPES)
+  @Consumer('checkout.orchestrate', { where: ORCHESTRATED, role: 'orchestrator' })
   async onAnswer(reply: Reply, delivery: Delivery): Promise<void> {
     const input = SAGA_ANSWERS.get(delivery.type)!(reply, delivery.headers);
     for (let tries = 1; ; tries += 1) {

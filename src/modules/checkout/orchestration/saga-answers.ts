@@ -1,4 +1,4 @@
-import type { MessageContract } from '../../../infra/outbox';
+import type { MessageContract, MessageType } from '../../../infra/outbox';
 import type { StepFailedPayload } from '../contracts';
 import { CHECKOUT_STEPS, type CheckoutStepRow, rowOf } from '../core/checkout-steps';
 import type { SagaInput } from './domain/saga-machine';
@@ -26,7 +26,7 @@ function failedInput({ step: executed, error, attempt }: Reply): SagaInput {
   return { type: 'failed', step: row.name, undoing: row.name !== executed, error: error!, attempt };
 }
 
-type Meaning = [MessageContract, (reply: Reply, headers?: Record<string, string>) => SagaInput];
+type Meaning = [MessageContract<Reply>, (reply: Reply, headers?: Record<string, string>) => SagaInput];
 
 function meaningsOf(row: CheckoutStepRow): Meaning[] {
   const meanings: Meaning[] = [[row.done, () => ({ type: 'done', step: row.name })]];
@@ -55,5 +55,5 @@ export const SAGA_ANSWERS: ReadonlyMap<string, (reply: Reply, headers?: Record<s
   MEANINGS.map(([contract, meaning]) => [contract.type, meaning]),
 );
 
-/** The answers the orchestrator listens to. */
-export const SAGA_ANSWER_CONTRACTS: MessageContract[] = [...new Set(MEANINGS.map(([contract]) => contract))];
+/** The types of the answers the orchestrator listens to. */
+export const SAGA_ANSWER_TYPES: MessageType<Reply>[] = [...new Set(MEANINGS.map(([contract]) => contract.type))];

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { PaymentRefunded, type PaymentRefundedPayload } from '../../billing/contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 
@@ -13,7 +13,8 @@ export class RecordRefundReaction {
 
   constructor(private readonly checkouts: CheckoutsRepository) {}
 
-  @OnMessage(PaymentRefunded, { consumer: 'checkout.record-refund' })
+  @OnEvent(PaymentRefunded.type)
+  @Consumer('checkout.record-refund')
   async onPaymentRefunded({ checkoutId }: PaymentRefundedPayload): Promise<void> {
     if (!(await this.checkouts.markRefunded(checkoutId))) {
       this.logger.warn(`A refund of unknown checkout ${checkoutId} was ignored`);

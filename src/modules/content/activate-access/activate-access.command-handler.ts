@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { SagaCommandPayload } from '../../checkout/contracts';
 import { ActivateAccessCommand } from '../contracts';
@@ -14,7 +14,8 @@ export class ActivateAccessCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(ActivateAccessCommand, { consumer: 'content.activate-access-command' })
+  @OnEvent(ActivateAccessCommand.type)
+  @Consumer('content.activate-access-command')
   handle(command: SagaCommandPayload): Promise<void> {
     return this.steps.command(activateAccessStep, command, () => this.activateAccess.execute(command));
   }

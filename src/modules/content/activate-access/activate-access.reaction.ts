@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { PaymentCaptured, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
@@ -14,7 +14,8 @@ export class ActivateAccessReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(PaymentCaptured, { consumer: 'content.activate-access', where: CHOREOGRAPHED })
+  @OnEvent(PaymentCaptured.type)
+  @Consumer('content.activate-access', { where: CHOREOGRAPHED })
   async onPaymentCaptured({ checkoutId }: PaymentPayload): Promise<void> {
     const input = { checkoutId };
     await this.steps.react(activateAccessStep, input, () => this.activateAccess.execute(input));

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { GrantAccessCommand, type GrantAccessCommandPayload } from '../contracts';
 import { GrantAccess } from './grant-access.use-case';
@@ -13,7 +13,8 @@ export class GrantAccessCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(GrantAccessCommand, { consumer: 'content.grant-access-command' })
+  @OnEvent(GrantAccessCommand.type)
+  @Consumer('content.grant-access-command')
   handle(command: GrantAccessCommandPayload): Promise<void> {
     return this.steps.command(grantAccessStep, command, () => this.grantAccess.execute(command));
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { PaymentAuthorized, type PaymentPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
@@ -15,7 +15,8 @@ export class GrantAccessReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(PaymentAuthorized, { consumer: 'content.grant-access', where: CHOREOGRAPHED })
+  @OnEvent(PaymentAuthorized.type)
+  @Consumer('content.grant-access', { where: CHOREOGRAPHED })
   async onPaymentAuthorized({ checkoutId, userId, planId }: PaymentPayload): Promise<void> {
     const input = { checkoutId, userId, planId, idempotencyKey: grantKey(checkoutId) };
     await this.steps.react(grantAccessStep, input, () => this.grantAccess.execute(input));

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import type { CompensationCommandPayload } from '../../checkout/contracts';
 import { RevokeAccessCommand } from '../contracts';
@@ -14,7 +14,8 @@ export class RevokeAccessCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(RevokeAccessCommand, { consumer: 'content.revoke-access-command' })
+  @OnEvent(RevokeAccessCommand.type)
+  @Consumer('content.revoke-access-command')
   handle(command: CompensationCommandPayload): Promise<void> {
     return this.steps.command(revokeAccessStep, command, () => this.revokeAccess.execute(command));
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CaptureDeclined, type PaymentRefusalPayload } from '../../billing/contracts';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
@@ -15,7 +15,8 @@ export class RevokeAccessReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(CaptureDeclined, { consumer: 'content.revoke-access', where: CHOREOGRAPHED })
+  @OnEvent(CaptureDeclined.type)
+  @Consumer('content.revoke-access', { where: CHOREOGRAPHED })
   async onCaptureDeclined({ checkoutId, reason }: PaymentRefusalPayload): Promise<void> {
     const input = { checkoutId, idempotencyKey: grantKey(checkoutId), reason };
     await this.steps.react(revokeAccessStep, input, () => this.revokeAccess.execute(input));

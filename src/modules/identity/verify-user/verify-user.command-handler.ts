@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { VerifyUserCommand, type VerifyUserCommandPayload } from '../contracts';
 import { VerifyUser } from './verify-user.use-case';
@@ -13,7 +13,8 @@ export class VerifyUserCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(VerifyUserCommand, { consumer: 'identity.verify-user-command' })
+  @OnEvent(VerifyUserCommand.type)
+  @Consumer('identity.verify-user-command')
   handle(command: VerifyUserCommandPayload): Promise<void> {
     return this.steps.command(verifyUserStep, command, () => this.verifyUser.verify(command.userId));
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED, CheckoutRequested, type CheckoutRequestedPayload } from '../../checkout/contracts';
 import { VerifyUser } from './verify-user.use-case';
@@ -13,7 +13,8 @@ export class VerifyUserReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(CheckoutRequested, { consumer: 'identity.verify-user', where: CHOREOGRAPHED })
+  @OnEvent(CheckoutRequested.type)
+  @Consumer('identity.verify-user', { where: CHOREOGRAPHED })
   async onCheckoutRequested({ checkoutId, userId }: CheckoutRequestedPayload): Promise<void> {
     await this.steps.react(verifyUserStep, { checkoutId, userId }, () => this.verifyUser.verify(userId));
   }

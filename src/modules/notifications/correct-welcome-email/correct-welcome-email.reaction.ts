@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { PaymentRefunded, type PaymentRefundedPayload } from '../../billing/contracts';
 import { CorrectWelcomeEmail } from './correct-welcome-email.use-case';
@@ -15,7 +15,8 @@ export class CorrectWelcomeEmailReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(PaymentRefunded, { consumer: 'notifications.correct-welcome-email', exclusive: true })
+  @OnEvent(PaymentRefunded.type)
+  @Consumer('notifications.correct-welcome-email', { exclusive: true })
   async onPaymentRefunded({ checkoutId, amountCents, currency }: PaymentRefundedPayload): Promise<void> {
     const input = { checkoutId, amountCents, currency };
     const { result } = await this.steps.react(correctWelcomeEmailStep, input, () =>

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { SendWelcomeEmailCommand, type SendWelcomeEmailCommandPayload } from '../contracts';
 import { SendWelcomeEmail } from './send-welcome-email.use-case';
@@ -13,7 +13,8 @@ export class SendWelcomeEmailCommandHandler {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(SendWelcomeEmailCommand, { consumer: 'notifications.send-welcome-email-command', exclusive: true })
+  @OnEvent(SendWelcomeEmailCommand.type)
+  @Consumer('notifications.send-welcome-email-command', { exclusive: true })
   handle(command: SendWelcomeEmailCommandPayload): Promise<void> {
     return this.steps.command(sendWelcomeEmailStep, command, () => this.sendWelcomeEmail.execute(command));
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnMessage } from '../../../infra/outbox';
+import { Consumer, OnEvent } from '../../../infra/outbox';
 import { StepRunner } from '../../../infra/steps';
 import { CHOREOGRAPHED } from '../../checkout/contracts';
 import { AccessActivated, type AccessGrantedPayload } from '../../content/contracts';
@@ -14,7 +14,8 @@ export class SendWelcomeEmailReaction {
     private readonly steps: StepRunner,
   ) {}
 
-  @OnMessage(AccessActivated, { consumer: 'notifications.send-welcome-email', where: CHOREOGRAPHED, exclusive: true })
+  @OnEvent(AccessActivated.type)
+  @Consumer('notifications.send-welcome-email', { where: CHOREOGRAPHED, exclusive: true })
   async onAccessActivated({ checkoutId, userId, planId }: AccessGrantedPayload): Promise<void> {
     const input = { checkoutId, userId, planId };
     await this.steps.react(sendWelcomeEmailStep, input, () => this.sendWelcomeEmail.execute(input));
