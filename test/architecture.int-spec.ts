@@ -33,22 +33,31 @@ function plantedTree(files: Record<string, string>): string {
   return dir;
 }
 
-/**
- * The files under src/ (tests aside) that import EventEmitterModule. Its emitter would call the
- * `@OnEvent` methods in memory, outside the inbox, swallowing their errors: durable handlers are
- * delivered by the outbox only (the app also refuses to boot with it). Not a dependency-cruiser
- * rule: `OnEvent` comes from the same entry point, and the cruiser sees files, not names.
- */
-function eventEmitterModuleImports(dir: string): string[] {
+/** The files under src/ (tests aside) that import `name` from @nestjs/event-emitter. */
+function eventEmitterImports(dir: string, name: string): string[] {
   const files = readdirSync(path.join(dir, 'src'), { recursive: true, encoding: 'utf8' }).filter(
     (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'),
   );
-  return files.filter((file) =>
-    /import\s*{[^}]*\bEventEmitterModule\b[^}]*}\s*from\s*['"]@nestjs\/event-emitter['"]|require\(\s*['"]@nestjs\/event-emitter['"]\s*\)\.EventEmitterModule/.test(
-      readFileSync(path.join(dir, 'src', file), 'utf8'),
-    ),
+  const imported = new RegExp(
+    `import\\s*{[^}]*\\b${name}\\b[^}]*}\\s*from\\s*['"]@nestjs\\/event-emitter['"]|require\\(\\s*['"]@nestjs\\/event-emitter['"]\\s*\\)\\.${name}\\b`,
   );
+  return files.filter((file) => imported.test(readFileSync(path.join(dir, 'src', file), 'utf8')));
 }
+
+/**
+ * The files that import EventEmitterModule. Its emitter would call the `@OnEvent` methods in
+ * memory, outside the inbox, swallowing their errors: durable handlers are delivered by the outbox
+ * only (the app also refuses to boot with it). Not a dependency-cruiser rule: `OnEvent` comes from
+ * the same entry point, and the cruiser sees files, not names.
+ */
+const eventEmitterModuleImports = (dir: string) => eventEmitterImports(dir, 'EventEmitterModule');
+
+/**
+ * The files, but the outbox's own `OnEvent`, that take the library's `OnEvent` rather than the
+ * outbox's: with it, a bare string or a payload that is not the contract's compiles (ADR 0092).
+ */
+const untypedOnEventImports = (dir: string) =>
+  eventEmitterImports(dir, 'OnEvent').filter((file) => file !== path.join('infra', 'outbox', 'on-event.ts'));
 
 const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
 
@@ -200,6 +209,20 @@ describe('The architecture rules', () => {
 
     expect(eventEmitterModuleImports(dir)).toEqual([path.join('modules', 'billing', 'billing.module.ts')]);
     expect(eventEmitterModuleImports(root)).toEqual([]);
+  });
+
+  it("when a handler takes the library's @OnEvent rather than the outbox's, then the architecture check names the file", () => {
+    const dir = tree({
+      'src/infra/outbox/on-event.ts': "import { OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';\n",
+      'src/infra/outbox/subscriptions.ts': "import { EVENT_LISTENER_METADATA } from '@nestjs/event-emitter';\n",
+      'src/modules/billing/payment.handler.ts':
+        "import { Injectable } from '@nestjs/common';\nimport { OnEvent } from '@nestjs/event-emitter';\n",
+      'src/modules/content/access.handler.ts':
+        "import { OnEvent } from '../../infra/outbox';\nimport { EVENT_LISTENER_METADATA } from '@nestjs/event-emitter';\n",
+    });
+
+    expect(untypedOnEventImports(dir)).toEqual([path.join('modules', 'billing', 'payment.handler.ts')]);
+    expect(untypedOnEventImports(root)).toEqual([]);
   });
 
   it("when a module's code names a table, then the table is in that module's own schema", () => {
