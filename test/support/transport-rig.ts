@@ -19,16 +19,21 @@ import { metricsConfig } from '../../src/infra/metrics/metrics.config';
 import { MetricsRegistry } from '../../src/infra/metrics/metrics.registry';
 import { ConsumerCatalog } from '../../src/infra/outbox/consumer-catalog';
 import { OUTBOX_MIGRATIONS } from '../../src/infra/outbox/database/migrations';
+import { DeliveryFailures } from '../../src/infra/outbox/delivery-failures';
 import { DeliveryLog } from '../../src/infra/outbox/delivery-log';
 import { DeliveryRuns } from '../../src/infra/outbox/delivery-runs';
 import { Inbox } from '../../src/infra/outbox/inbox';
+import { LocalBus } from '../../src/infra/outbox/local-bus';
+import { LocalRoutes } from '../../src/infra/outbox/local-routes';
 import { defineEvent, type MessageContract } from '../../src/infra/outbox/message';
 import { outboxConfig, type OutboxConfig } from '../../src/infra/outbox/outbox.config';
+import { OutboxCommits } from '../../src/infra/outbox/outbox-commits';
 import { OutboxConsumer } from '../../src/infra/outbox/outbox.consumer';
 import { OutboxMetrics } from '../../src/infra/outbox/outbox.metrics';
 import { OutboxPublisher } from '../../src/infra/outbox/outbox.publisher';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
 import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { ProcessLease } from '../../src/infra/outbox/process-lease';
 import { QueuePrefix } from '../../src/infra/outbox/queue-prefix';
 import { RedeliverySweeper } from '../../src/infra/outbox/redelivery.sweeper';
 import { RelaySignal } from '../../src/infra/outbox/relay-signal';
@@ -79,6 +84,10 @@ export class TransportRig {
   readonly publisher: OutboxPublisher;
   readonly deliveryLog: DeliveryLog;
   readonly runs: DeliveryRuns;
+  readonly lease: ProcessLease;
+  readonly commits: OutboxCommits;
+  readonly localRoutes: LocalRoutes;
+  readonly bus: LocalBus;
   readonly inbox: Inbox;
   readonly sweeper: RedeliverySweeper;
   readonly stepRunner: StepRunner;
@@ -130,21 +139,33 @@ export class TransportRig {
       this.config,
       database,
     );
-    this.publisher = new OutboxPublisher(
-      this.txHost,
-      this.cls,
-      new RelaySignal(dataSource, connector, this.relay, this.config),
-    );
+    this.lease = new ProcessLease(dataSource, this.config);
+    this.commits = new OutboxCommits(dataSource, connector);
+    new RelaySignal(dataSource, this.commits, this.relay, this.config);
+    this.localRoutes = new LocalRoutes(this.catalog, this.subscriptions, roles, this.lease, connector, this.config);
+    this.publisher = new OutboxPublisher(this.txHost, this.cls, this.commits, this.localRoutes);
     this.deliveryLog = new DeliveryLog(dataSource, this.txHost, this.cls, this.publisher);
-    this.runs = new DeliveryRuns(dataSource, this.txHost, this.deliveryLog, this.config);
+    this.runs = new DeliveryRuns(dataSource, this.txHost, this.deliveryLog, this.lease, this.config);
     this.inbox = new Inbox(this.txHost, this.cls, this.metrics, this.config);
+    const failures = new DeliveryFailures(this.deliveryLog, this.queues, this.cls, this.config);
+    this.bus = new LocalBus(
+      this.localRoutes,
+      this.inbox,
+      failures,
+      this.metrics,
+      hooks,
+      this.cls,
+      this.commits,
+      this.config,
+    );
+    this.commits.onApplicationBootstrap();
     this.sweeper = new RedeliverySweeper(dataSource, this.queues, this.catalog, this.metrics, tasks, this.config);
     this.stepRunner = new StepRunner(this.publisher, hooks);
     this.consumer = new OutboxConsumer(
       this.subscriptions,
       this.catalog,
       this.inbox,
-      this.cls,
+      failures,
       this.deliveryLog,
       this.runs,
       this.metrics,
@@ -192,6 +213,18 @@ export class TransportRig {
     await this.catalog.register();
   }
 
+  /**
+   * Starts the local bus (with `outbox: { delivery: 'local' }`), as the app does at boot; resolves
+   * once it may claim messages.
+   */
+  async startLocalBus(): Promise<void> {
+    this.localRoutes.onApplicationBootstrap();
+    const deadline = Date.now() + 5_000;
+    while (!this.localRoutes.claims(EntryNoted.type, {}) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** Starts a worker per queue of the declared consumers, as the app does at boot. */
   startConsuming(): void {
     this.consuming = true;
@@ -228,7 +261,9 @@ export class TransportRig {
 
   async stop(): Promise<void> {
     if (this.consuming) await this.consumer.beforeApplicationShutdown();
+    await this.bus.beforeApplicationShutdown();
     this.runs.onApplicationShutdown();
+    this.lease.onApplicationShutdown();
     await Promise.all(this.queues.all().map((queue) => queue.obliterate({ force: true }).catch(() => undefined)));
     await this.queues.onApplicationShutdown();
     await this.redis.onApplicationShutdown();

@@ -82,6 +82,12 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
       description:
         'the logical relay (OUTBOX_RELAY=logical) fails (or its process dies) after pushing a batch and marking it published, before confirming its position to the slot',
     });
+    this.faults.declare({
+      point: 'bus.hand-over',
+      actions: ['crash'],
+      description:
+        'the process dies after committing messages that its local bus (OUTBOX_DELIVERY=local) delivers, before handing them to their consumers',
+    });
     for (const consumer of this.subscriptions.consumers()) {
       this.faults.declare({ point: `consumer:${consumer}`, actions: ['fail'], description: `${consumer} throws` });
       this.faults.declare({
@@ -123,6 +129,10 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
 
   override confirming(): void {
     this.faults.failIfInjected('relay.before-confirm');
+  }
+
+  override handingOver(): void {
+    this.faults.failIfInjected('bus.hand-over');
   }
 
   override delivery(consumer: string): DeliveryHooks {

@@ -44,6 +44,9 @@ export class Hooks {
   /** The logical relay pushed and marked what it read, and has not yet confirmed its position to the slot. */
   confirming(): void {}
 
+  /** A transaction that wrote messages this process delivers itself (the local bus) committed; none is handed over yet. */
+  handingOver(): void {}
+
   /** The turning points of one delivery to `consumer`. */
   delivery(_consumer: string): DeliveryHooks {
     return LET_BE;

@@ -2,11 +2,11 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
 import { describeError } from '../errors';
 import { type DeliveryIds, DeliveryLog, type Takes } from './delivery-log';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { ProcessLease, seen } from './process-lease';
 
 /**
  * What a delivery suspected of killing its worker may do now: run (its run is recorded, `runId`),
@@ -45,8 +45,6 @@ export const END_RUNS = `DELETE FROM outbox.runs WHERE id = ANY ($1::uuid[])`;
 @Injectable()
 export class DeliveryRuns implements OnApplicationShutdown {
   private readonly logger = new Logger('DeliveryRuns');
-  /** This process, as `outbox.processes` knows it: a new id at every start. */
-  readonly processId = randomUUID();
   private readonly inProgress = new Set<string>();
   /** Runs that ended without their transaction deleting them, and whose delete failed: retried by the heartbeat. */
   private readonly unended = new Set<string>();
@@ -56,6 +54,7 @@ export class DeliveryRuns implements OnApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly deliveryLog: DeliveryLog,
+    private readonly lease: ProcessLease,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
@@ -73,9 +72,7 @@ export class DeliveryRuns implements OnApplicationShutdown {
     return this.txHost
       .withTransaction(async () => {
         const [row] = await this.txHost.tx.query<ClaimRow[]>(
-          `WITH alive AS (
-             INSERT INTO outbox.processes (id, host, pid) VALUES ($7, $8, $9)
-             ON CONFLICT (id) DO UPDATE SET seen_at = clock_timestamp()),
+          `WITH alive AS (${seen(7)}),
            message AS (
              SELECT id, correlation_id FROM outbox.messages
               WHERE id = $1 AND type = ANY ($4::text[]) AND headers @> $5::jsonb),
@@ -111,13 +108,12 @@ export class DeliveryRuns implements OnApplicationShutdown {
             takes.types,
             JSON.stringify(takes.where),
             runId,
-            this.processId,
-            hostname(),
-            process.pid,
-            this.config.processLeaseMs / 1_000,
+            ...this.lease.seenParams,
+            this.lease.leaseSeconds,
             this.config.crashLimit,
           ],
         );
+        this.lease.wasSeen();
         if (!row) return { kind: 'unknown' } as const;
         const { crashes, elsewhere } = row;
         if (crashes >= this.config.crashLimit) {
@@ -182,12 +178,11 @@ export class DeliveryRuns implements OnApplicationShutdown {
   private async stillAlive(): Promise<void> {
     const unended = [...this.unended];
     try {
-      await this.dataSource.query(
-        `WITH ended AS (DELETE FROM outbox.runs WHERE id = ANY ($4::uuid[]))
-         INSERT INTO outbox.processes (id, host, pid) VALUES ($1, $2, $3)
-         ON CONFLICT (id) DO UPDATE SET seen_at = clock_timestamp()`,
-        [this.processId, hostname(), process.pid, unended],
-      );
+      await this.dataSource.query(`WITH ended AS (DELETE FROM outbox.runs WHERE id = ANY ($4::uuid[])) ${seen()}`, [
+        ...this.lease.seenParams,
+        unended,
+      ]);
+      this.lease.wasSeen();
       unended.forEach((runId) => this.unended.delete(runId));
       this.quietIfIdle();
     } catch (error) {

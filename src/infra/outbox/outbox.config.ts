@@ -6,7 +6,19 @@ import { EnvBoolean, readEnv } from '../../config/env';
 export const RELAYS = ['polling', 'logical'] as const;
 export type RelayKind = (typeof RELAYS)[number];
 
+/**
+ * How a message whose consumers all run in the process that committed it reaches them: handed to
+ * them by that process right after its commit (local), or through the relay and the queues
+ * (queue), as every other message is (ADR 0096).
+ */
+export const DELIVERIES = ['local', 'queue'] as const;
+export type DeliveryKind = (typeof DELIVERIES)[number];
+
 class OutboxEnv {
+  /** local: the process that commits a message hands it to its consumers here; queue: always through Redis. */
+  @IsIn(DELIVERIES, { message: `must be one of ${DELIVERIES.join(', ')}` }) OUTBOX_DELIVERY: DeliveryKind = 'queue';
+  /** Local deliveries one process runs at once; above it, messages go through the queues. */
+  @IsInt() @Min(1) @Max(10_000) OUTBOX_LOCAL_IN_FLIGHT: number = 256;
   /** polling (claims unpublished rows) or logical (reads the inserts from a logical replication slot). */
   @IsIn(RELAYS, { message: `must be one of ${RELAYS.join(', ')}` }) OUTBOX_RELAY: RelayKind = 'polling';
   /** The logical relay's replication slot; unset: outbox_relay_ and the database's name. */
@@ -54,6 +66,8 @@ class OutboxEnv {
 export const outboxConfig = registerAs('outbox', () => {
   const env = readEnv(OutboxEnv);
   return {
+    delivery: env.OUTBOX_DELIVERY,
+    localInFlight: env.OUTBOX_LOCAL_IN_FLIGHT,
     relay: env.OUTBOX_RELAY,
     slotName: env.OUTBOX_SLOT_NAME,
     relayIntervalMs: env.OUTBOX_RELAY_INTERVAL_MS,

@@ -6,24 +6,22 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import { ClsService } from 'nestjs-cls';
-import type { MessageContext } from '../context/message-context';
 import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
 import { Hooks } from '../hooks/hooks';
 import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog } from './consumer-catalog';
+import { DeliveryFailures } from './delivery-failures';
 import { DeliveryLog } from './delivery-log';
 import { DeliveryRuns, type RunClaim } from './delivery-runs';
 import { Inbox } from './inbox';
-import { InvalidPayloadError, type OutboxMessage } from './message';
+import type { OutboxMessage } from './message';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
-import { PermanentFailure } from './permanent-failure';
 import {
-  jobIdOf,
   type JobToPush,
+  jobToGoOn,
   type OutboxBatchJob,
   type OutboxDelivery,
   type OutboxJob,
@@ -95,7 +93,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly subscriptions: Subscriptions,
     private readonly catalog: ConsumerCatalog,
     private readonly inbox: Inbox,
-    private readonly cls: ClsService<MessageContext>,
+    private readonly failures: DeliveryFailures,
     private readonly deliveryLog: DeliveryLog,
     private readonly runs: DeliveryRuns,
     private readonly metrics: OutboxMetrics,
@@ -303,24 +301,10 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     goOn: { attempted: number; alone?: boolean; type?: string; looks?: number },
     delayMs = 0,
   ): JobToPush {
+    const { attempted, alone, type, looks } = goOn;
+    const going = { ...delivery, ...(alone ? { alone } : {}), ...(looks ? { looks } : {}) };
     const limit = this.attemptLimitOf(job, delivery);
-    const { attempted } = goOn;
-    return {
-      queue: job.queueName,
-      jobId: jobIdOf(delivery.id, delivery.consumer),
-      name: goOn.type ?? delivery.consumer,
-      job: {
-        ...delivery,
-        attempted,
-        ...(goOn.alone ? { alone: true } : {}),
-        ...(goOn.looks ? { looks: goOn.looks } : {}),
-      },
-      opts: {
-        delay: delayMs,
-        attempts: Math.max(limit - attempted, 1),
-        backoff: { type: 'exponential', delay: this.config.backoffMs * 2 ** Math.min(attempted, 20) },
-      },
-    };
+    return jobToGoOn(job.queueName, going, { attempted, limit, type }, delayMs, this.config.backoffMs);
   }
 
   /** This attempt's number: the attempts spent before the job, and the job's own. */
@@ -443,7 +427,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
         outcome = 'postponed';
         return { kind: 'postpone', error, type: message?.type };
       }
-      outcome = await this.failed(job, named, attempt, error, message);
+      outcome = await this.failures.judge(named, attempt, this.attemptLimitOf(job, named), error, message);
       if (outcome === 'retried') return { kind: 'retry', error, type: message?.type };
       return DONE;
     } finally {
@@ -504,36 +488,5 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
   private async leave(job: Job, token?: string, delayMs = LEAVE_FOR_OTHERS_MS): Promise<never> {
     await job.moveToDelayed(Date.now() + delayMs, token);
     throw new DelayedError();
-  }
-
-  /** Decides between another attempt and a dead letter, and records which. */
-  private async failed(
-    job: Job,
-    named: OutboxDelivery,
-    attempt: number,
-    error: unknown,
-    message?: OutboxMessage,
-  ): Promise<ConsumeOutcome> {
-    const reason = describeError(error);
-    const what = `${message?.type ?? 'message'} ${named.id}`;
-    const hopeless = error instanceof InvalidPayloadError || error instanceof PermanentFailure;
-    if (hopeless || attempt >= this.attemptLimitOf(job, named)) {
-      await this.deliveryLog.deadLetter(named, attempt, reason);
-      this.inContextOf(message, () =>
-        this.logger.error(`Dead letter: ${what} for ${named.consumer} after ${attempt} attempt(s): ${reason}`),
-      );
-      return 'dead';
-    }
-    await this.deliveryLog.attempt(named, attempt, 'failed', reason).catch(() => undefined);
-    this.inContextOf(message, () =>
-      this.logger.warn(`${named.consumer} failed on ${what} (attempt ${attempt}), will retry: ${reason}`),
-    );
-    return 'retried';
-  }
-
-  /** Log lines about a delivery carry its message's correlation id, once the message is read. */
-  private inContextOf(message: OutboxMessage | undefined, log: () => void): void {
-    if (!message) return log();
-    this.cls.runWith({ correlationId: message.correlationId, causationId: message.id, headers: message.headers }, log);
   }
 }

@@ -29,7 +29,7 @@ export class OutboxMetrics {
   readonly deliveryDelay: Histogram<'consumer'>;
 
   constructor(
-    registry: MetricsRegistry,
+    private readonly registry: MetricsRegistry,
     private readonly dataSource: DataSource,
     private readonly queues: OutboxQueues,
     private readonly subscriptions: Subscriptions,
@@ -231,6 +231,30 @@ export class OutboxMetrics {
       "Whether a reader is connected to the logical relay's slot (1) or not (0)",
       (figures) => (figures.active ? 1 : 0),
     );
+  }
+
+  /**
+   * The local bus's deliveries in flight in this process, and the age of the oldest: its
+   * equivalent of a queue's waiting jobs and oldest waiting job.
+   */
+  followLocal(figures: () => { inFlight: number; oldestAgeSeconds: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'outbox_local_deliveries_in_flight',
+      help: 'Deliveries that the local bus (OUTBOX_DELIVERY=local) runs in this process now',
+      registers,
+      collect() {
+        this.set(figures().inFlight);
+      },
+    });
+    new Gauge({
+      name: 'outbox_local_oldest_delivery_age_seconds',
+      help: 'How long the oldest delivery that the local bus runs in this process has been running (0: none)',
+      registers,
+      collect() {
+        this.set(figures().oldestAgeSeconds);
+      },
+    });
   }
 
   observeHandled(consumer: string, outcome: ConsumeOutcome, startedAt: number, createdAt?: string): void {

@@ -8,17 +8,22 @@ import { OUTBOX_MIGRATIONS } from './database/migrations';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeadLetters } from './dead-letters';
 import { DeadLettersController } from './dead-letters.controller';
+import { DeliveryFailures } from './delivery-failures';
 import { DeliveryLog } from './delivery-log';
 import { DeliveryRuns } from './delivery-runs';
 import { Housekeeping } from './housekeeping';
 import { Inbox } from './inbox';
+import { LocalBus } from './local-bus';
+import { LocalRoutes } from './local-routes';
 import { LogicalRelay } from './logical-relay';
 import { outboxConfig } from './outbox.config';
+import { OutboxCommits } from './outbox-commits';
 import { OutboxConsumer } from './outbox.consumer';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxPublisher } from './outbox.publisher';
 import { OutboxQueues } from './outbox.queues';
 import { OutboxRelay } from './outbox.relay';
+import { ProcessLease } from './process-lease';
 import { QueuePrefix } from './queue-prefix';
 import { RedeliverySweeper } from './redelivery.sweeper';
 import { RelaySignal } from './relay-signal';
@@ -50,9 +55,14 @@ import { TransportHistory } from './transport-history';
     OutboxRelay,
     LogicalRelay,
     RelaySignal,
+    OutboxCommits,
+    ProcessLease,
+    LocalRoutes,
+    LocalBus,
     OutboxConsumer,
     Inbox,
     DeliveryLog,
+    DeliveryFailures,
     DeliveryRuns,
     DeadLetters,
     RedeliverySweeper,

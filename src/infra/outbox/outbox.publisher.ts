@@ -7,7 +7,8 @@ import type { MessageContext } from '../context/message-context';
 import { sendWithNext } from '../database/app-pg-client';
 import { traceCreate } from '../tracing/message.tracing';
 import { type MessageContract, parsePayload } from './message';
-import { RelaySignal } from './relay-signal';
+import { LocalRoutes } from './local-routes';
+import { OutboxCommits } from './outbox-commits';
 
 /** Publishing without a transaction would be a dual write: it is refused instead. */
 export class PublishOutsideTransactionError extends Error {
@@ -25,14 +26,17 @@ export interface PublishOptions {
 
 /**
  * Writes events and commands to the outbox, in the caller's transaction: they exist if and only
- * if the change they announce was committed. The relay delivers them later, at least once.
+ * if the change they announce was committed. They are delivered at least once: by this process
+ * right after the commit when every consumer of a message runs here (the local bus), otherwise by
+ * the relay through the queues.
  */
 @Injectable()
 export class OutboxPublisher {
   constructor(
     private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
     private readonly cls: ClsService<MessageContext>,
-    private readonly signal: RelaySignal,
+    private readonly commits: OutboxCommits,
+    private readonly local: LocalRoutes,
   ) {}
 
   /**
@@ -53,11 +57,15 @@ export class OutboxPublisher {
       payload,
       headers: { ...this.cls.get('headers'), ...options.headers },
     });
+    const { tx } = this.txHost;
+    // Delivered here after the commit: written published, for no relay to take, and claimed.
+    const claimed = this.commits.canFollow(tx) ? this.local.claims(contract.type, headers) : undefined;
     // Sent with the transaction's next statement or its COMMIT: one round trip less a message.
     await sendWithNext(
-      this.txHost.tx,
-      `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      tx,
+      `INSERT INTO outbox.messages
+         (id, kind, type, aggregate_id, payload, correlation_id, causation_id, headers, claimed_by, published_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9::uuid IS NULL THEN NULL ELSE clock_timestamp() END)`,
       [
         id,
         contract.kind,
@@ -67,9 +75,11 @@ export class OutboxPublisher {
         correlationId,
         this.cls.get('causationId') ?? null,
         JSON.stringify(headers),
+        claimed ? this.local.processId : null,
       ],
     );
-    this.signal.mark(this.txHost.tx);
+    const createdAt = new Date().toISOString();
+    this.commits.mark(tx, claimed && { id, type: contract.type, headers, createdAt, subscriptions: claimed });
     return id;
   }
 }

@@ -118,6 +118,31 @@ export function outboxBatchOf(data: unknown): OutboxBatchJob | undefined {
  */
 export const jobIdOf = (messageId: string, consumer: string): string => `${messageId}--${consumer}`;
 
+/**
+ * A delivery going on as a job of its own, under its one-delivery id, from the attempts it has
+ * spent (`attempted`) towards `limit`: its remaining attempts, and a backoff that goes on doubling.
+ */
+export function jobToGoOn(
+  queue: string,
+  delivery: OutboxJob,
+  goOn: { attempted: number; limit: number; type?: string },
+  delayMs: number,
+  backoffMs: number,
+): JobToPush {
+  const { attempted, limit } = goOn;
+  return {
+    queue,
+    jobId: jobIdOf(delivery.id, delivery.consumer),
+    name: goOn.type ?? delivery.consumer,
+    job: { ...delivery, attempted },
+    opts: {
+      delay: delayMs,
+      attempts: Math.max(limit - attempted, 1),
+      backoff: { type: 'exponential', delay: backoffMs * 2 ** Math.min(attempted, 20) },
+    },
+  };
+}
+
 /** A batch's id, from what it holds: the same deliveries pushed again (a relay that died before its commit) are one job. */
 export const batchJobIdOf = (deliveries: OutboxDelivery[]): string =>
   `batch--${createHash('sha256')

@@ -18,7 +18,9 @@ interface Cursor {
 }
 
 /**
- * Redis is not the durable copy. A message counts as delivered only when every consumer of the
+ * Redis is not the durable copy, nor is a process. A message that the local bus of a process
+ * claimed (ADR 0096) is taken over as soon as that process is gone (unseen for its lease), before
+ * the usual wait. A message counts as delivered only when every consumer of the
  * catalog (of any running version) that takes it has an inbox row (or a dead letter); one that no
  * consumer takes is delivered the first time the sweep sees it. This sweep finds published messages that
  * are still undelivered after a while, pushes them again to the consumers that lack one (a job
@@ -56,12 +58,15 @@ export class RedeliverySweeper {
         const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
           `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
           WHERE published_at IS NOT NULL AND delivered_at IS NULL
-            AND published_at < clock_timestamp() - make_interval(secs => $1)
+            AND (published_at < clock_timestamp() - make_interval(secs => $1)
+                 OR claimed_by IS NOT NULL AND NOT EXISTS (
+                   SELECT 1 FROM outbox.processes p
+                    WHERE p.id = claimed_by AND p.seen_at > clock_timestamp() - make_interval(secs => $5)))
             AND (published_at, id) > ($2, $3)
           ORDER BY published_at, id
           LIMIT $4
           FOR UPDATE SKIP LOCKED`,
-          [this.config.redeliverAfterMs / 1_000, after.at, after.id, SWEEP_BATCH],
+          [this.config.redeliverAfterMs / 1_000, after.at, after.id, SWEEP_BATCH, this.config.processLeaseMs / 1_000],
         );
         if (rows.length === 0) return undefined;
         const ids = rows.map((row) => row.id);

@@ -1,18 +1,14 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource, type EntityManager, type EntitySubscriberInterface, type TransactionCommitEvent } from 'typeorm';
-import { DatabaseConnector } from '../database/database.connector';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { describeError } from '../errors';
+import { OutboxCommits } from './outbox-commits';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OUTBOX_CHANNEL, OutboxRelay } from './outbox.relay';
-
-interface MarkedData {
-  outboxWritten?: boolean;
-}
 
 /**
  * Tells a relay that committed outbox rows are waiting, so that it need not wait for its timer.
  *
- * The publisher marks its transaction; after the commit, a process that runs a relay wakes it
+ * After a commit that left messages for a relay (OutboxCommits), a process that runs a relay wakes it
  * directly, and a process that runs none (an api-only replica) wakes the others with NOTIFY. That
  * NOTIFY is sent outside any business transaction, because inside one it would cost every
  * producer a global lock at commit (measured at over 40% of their commit rate), and at most once
@@ -21,33 +17,23 @@ interface MarkedData {
  * finds every row.
  */
 @Injectable()
-export class RelaySignal implements EntitySubscriberInterface, OnApplicationBootstrap, OnApplicationShutdown {
+export class RelaySignal implements OnApplicationShutdown {
   private readonly logger = new Logger('RelaySignal');
   private lastSentAt = 0;
   private pending?: NodeJS.Timeout;
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connector: DatabaseConnector,
+    commits: OutboxCommits,
     private readonly relay: OutboxRelay,
     @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    // TypeORM builds its subscriber list when it connects; this one joins it then.
-    void this.connector.ready.then(() => this.dataSource.subscribers.push(this));
+  ) {
+    commits.listen(({ queued }) => {
+      if (queued > 0) this.signal();
+    });
   }
 
-  /** Called by the publisher inside the transaction that wrote to the outbox. */
-  mark(tx: EntityManager): void {
-    if (tx.queryRunner) (tx.queryRunner.data as MarkedData).outboxWritten = true;
-  }
-
-  afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {
-    const data = queryRunner.data as MarkedData;
-    // Also called when a savepoint is released: only the outermost commit counts.
-    if (!data.outboxWritten || queryRunner.isTransactionActive) return;
-    data.outboxWritten = false;
+  private signal(): void {
     if (this.relay.active) this.relay.wake();
     // The logical relay needs no signal: the commit reaches it through the WAL.
     else if (this.config.notify && this.config.relay === 'polling') this.notify();

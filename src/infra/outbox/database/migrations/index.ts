@@ -6,6 +6,7 @@ import { CreateOutboxConsumers1795970004000 } from './1795970004000-create-outbo
 import { ChargeEachStallOnce1795970007000 } from './1795970007000-charge-each-stall-once';
 import { RecordRunsOfSuspects1795970009000 } from './1795970009000-record-runs-of-suspects';
 import { CreateConsumerVersions1795970009500 } from './1795970009500-create-consumer-versions';
+import { ClaimMessagesForTheLocalBus1795970010000 } from './1795970010000-claim-messages-for-the-local-bus';
 
 /** The transport's schema, in order: the app registers them, and the transport's own tests migrate with them alone. */
 export const OUTBOX_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const OUTBOX_MIGRATIONS = [
   ChargeEachStallOnce1795970007000,
   RecordRunsOfSuspects1795970009000,
   CreateConsumerVersions1795970009500,
+  ClaimMessagesForTheLocalBus1795970010000,
 ];

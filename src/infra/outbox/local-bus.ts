@@ -1,0 +1,126 @@
+import { type BeforeApplicationShutdown, Injectable, Inject, Logger } from '@nestjs/common';
+import { ClsService } from 'nestjs-cls';
+import type { MessageContext } from '../context/message-context';
+import { describeError } from '../errors';
+import { Hooks } from '../hooks/hooks';
+import { traceContextOf, traceProcess } from '../tracing/message.tracing';
+import { DeliveryFailures } from './delivery-failures';
+import { Inbox } from './inbox';
+import { LocalRoutes } from './local-routes';
+import type { OutboxMessage } from './message';
+import { type ClaimedMessage, OutboxCommits } from './outbox-commits';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
+import type { Subscription } from './subscriptions';
+import { isUnreachable } from './unreachable';
+
+/** The longest a stopping process waits for its local deliveries to end. */
+const DRAIN_AT_MOST_MS = 10_000;
+
+/**
+ * The in-process bus (OUTBOX_DELIVERY=local, ADR 0096). A message whose every consumer runs in the
+ * process that writes it is written published and claimed by that process (the publisher asks
+ * LocalRoutes), and handed to its consumers right after the commit, through the same inbox as a job's
+ * delivery, with no Redis in between. The outbox row stays the durable record: a process that dies
+ * before every consumer's inbox row commits leaves a claim that the sweep takes over once the
+ * process's lease runs out (RedeliverySweeper). A delivery that fails goes on through the queues
+ * from its second attempt (attempts, backoff, dead letters as for any job); one that meets an
+ * outage of Postgres goes there unspent. At most OUTBOX_LOCAL_IN_FLIGHT deliveries run here at
+ * once; above that, messages go through the queues.
+ */
+@Injectable()
+export class LocalBus implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('LocalBus');
+
+  constructor(
+    private readonly routes: LocalRoutes,
+    private readonly inbox: Inbox,
+    private readonly failures: DeliveryFailures,
+    private readonly metrics: OutboxMetrics,
+    private readonly hooks: Hooks,
+    private readonly cls: ClsService<MessageContext>,
+    commits: OutboxCommits,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+  ) {
+    commits.listen(({ claimed }) => {
+      if (claimed.length > 0) this.handOver(claimed);
+    });
+    metrics.followLocal(() => routes.figures());
+  }
+
+  /** Claims nothing more, and lets the deliveries in flight end (for a while). */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.routes.drain(DRAIN_AT_MOST_MS);
+  }
+
+  /**
+   * Every delivery of the committed messages starts in this turn of the event loop, so that those
+   * of one queue share an inbox transaction; in a context of their own, not the committed one's.
+   */
+  private handOver(messages: ClaimedMessage[]): void {
+    this.hooks.handingOver();
+    this.cls.run({ ifNested: 'override' }, () => {
+      for (const message of messages) {
+        for (const subscription of message.subscriptions) void this.deliver(message, subscription);
+      }
+    });
+  }
+
+  private async deliver(claimed: ClaimedMessage, subscription: Subscription): Promise<void> {
+    const ended = this.routes.began();
+    const startedAt = Date.now();
+    const named = { id: claimed.id, consumer: subscription.consumer };
+    const trace = traceProcess({ ...named, attempt: 1, trace: traceContextOf(claimed.headers) }, subscription.queue);
+    let outcome: ConsumeOutcome = 'retried';
+    let failure: unknown;
+    let message: OutboxMessage | undefined;
+    try {
+      const hooks = this.hooks.delivery(subscription.consumer);
+      const handled = await this.inbox.handle({
+        ...named,
+        attempt: 1,
+        subscription,
+        hooks,
+        traceContext: trace.context,
+        onRead: (read) => {
+          message = read;
+          return trace.read(read);
+        },
+      });
+      hooks.afterCommit();
+      outcome = handled === 'unrouted' ? 'refused' : handled;
+      // Not what the routes said: the queues' consumer knows what other versions take.
+      if (handled === 'unrouted') await this.failures.goOnQueued(subscription.queue, named, 0, claimed.type);
+    } catch (error) {
+      failure = error;
+      outcome = await this.failed(claimed, subscription, error, message);
+    } finally {
+      this.metrics.observeHandled(subscription.consumer, outcome, startedAt, claimed.createdAt);
+      trace.end(outcome, failure);
+      ended();
+    }
+  }
+
+  /** A first attempt that failed goes on through the queues: unspent after an outage, or as attempt 2. */
+  private async failed(
+    claimed: ClaimedMessage,
+    subscription: Subscription,
+    error: unknown,
+    message?: OutboxMessage,
+  ): Promise<ConsumeOutcome> {
+    const named = { id: claimed.id, consumer: subscription.consumer };
+    try {
+      if (isUnreachable(error)) {
+        await this.failures.goOnQueued(subscription.queue, named, 0, claimed.type);
+        return 'postponed';
+      }
+      const outcome = await this.failures.judge(named, 1, this.config.attempts, error, message);
+      if (outcome === 'retried') await this.failures.goOnQueued(subscription.queue, named, 1, claimed.type);
+      return outcome;
+    } catch (unrecorded) {
+      // Not even the failure could be recorded: the sweep takes the delivery over.
+      this.logger.warn(`${subscription.consumer} on message ${claimed.id}: ${describeError(unrecorded)}`);
+      return 'postponed';
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DatabaseConnector } from '../database/database.connector';
+import { AppRoles } from '../roles/app-roles';
+import { ConsumerCatalog, type Route, routesOf } from './consumer-catalog';
+import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { ProcessLease } from './process-lease';
+import { type Subscription, Subscriptions } from './subscriptions';
+
+/** How often the routes of every running version are read again. */
+const REFRESH_MS = 1_000;
+/** Routes older than this (Postgres out of reach) claim nothing: messages go through the queues. */
+const STALE_MS = 5_000;
+
+/**
+ * Which messages this process may deliver itself (OUTBOX_DELIVERY=local): those whose every
+ * consumer, in every running version of the app (the catalog's routes, read every second), runs
+ * here, in a role this process has, with the same queue. One consumer elsewhere (a role on other
+ * hosts, a version that takes the type and this one does not), and the message goes through the
+ * queues as before. While it may claim, the process holds its lease: what it claimed and did not
+ * deliver, because it died, is the sweep's once the lease runs out.
+ */
+@Injectable()
+export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdown {
+  private snapshot?: { at: number; routes: Route[] };
+  private timer?: NodeJS.Timeout;
+  private release?: () => void;
+  private stopped = false;
+  /** When each local delivery in flight in this process started. */
+  private readonly inFlight = new Map<symbol, number>();
+  private drained?: () => void;
+
+  constructor(
+    private readonly catalog: ConsumerCatalog,
+    private readonly subscriptions: Subscriptions,
+    private readonly roles: AppRoles,
+    private readonly lease: ProcessLease,
+    private readonly connector: DatabaseConnector,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.delivery !== 'local') return;
+    if (this.subscriptions.queues((role) => this.roles.has(role)).length === 0) return;
+    void this.connector.ready.then(() => {
+      if (this.stopped) return;
+      this.release = this.lease.hold();
+      this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+      this.timer.unref();
+      void this.refresh();
+    });
+  }
+
+  /** Claims nothing from now on (the process is stopping). */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.release?.();
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+
+  get processId(): string {
+    return this.lease.processId;
+  }
+
+  /**
+   * The consumers this process delivers such a message to itself, after the commit of the
+   * transaction that writes it: every consumer of it, when all run here and fewer than
+   * OUTBOX_LOCAL_IN_FLIGHT deliveries are in flight; none when it goes through the queues.
+   */
+  claims(type: string, headers: Record<string, string>): Subscription[] | undefined {
+    const { snapshot } = this;
+    if (this.stopped || !snapshot || Date.now() - snapshot.at > STALE_MS || !this.lease.isSeen) return undefined;
+    if (this.inFlight.size >= this.config.localInFlight) return undefined;
+    const routes = routesOf(snapshot.routes, type, headers);
+    if (routes.length === 0) return undefined;
+    const here = this.subscriptions.of(type, headers).filter((subscription) => this.roles.has(subscription.role));
+    const mine = routes.map((route) => here.find((s) => s.consumer === route.consumer && s.queue === route.queue));
+    return mine.every((subscription) => subscription !== undefined) ? mine : undefined;
+  }
+
+  /** A local delivery began; the returned function says it ended. */
+  began(): () => void {
+    const key = Symbol();
+    this.inFlight.set(key, Date.now());
+    return () => {
+      this.inFlight.delete(key);
+      if (this.inFlight.size === 0) this.drained?.();
+    };
+  }
+
+  /** Local deliveries in flight, and the age of the oldest (0: none). */
+  figures(): { inFlight: number; oldestAgeSeconds: number } {
+    if (this.inFlight.size === 0) return { inFlight: 0, oldestAgeSeconds: 0 };
+    return {
+      inFlight: this.inFlight.size,
+      oldestAgeSeconds: (Date.now() - Math.min(...this.inFlight.values())) / 1_000,
+    };
+  }
+
+  /** Claims nothing more, and resolves once the deliveries in flight ended, or after `atMostMs`. */
+  async drain(atMostMs: number): Promise<void> {
+    this.stop();
+    if (this.inFlight.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, atMostMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      this.snapshot = { at: Date.now(), routes: await this.catalog.recentRoutes() };
+    } catch {
+      // The snapshot ages; past STALE_MS nothing is claimed.
+    }
+  }
+}
