@@ -23,6 +23,8 @@ export const TEST_APP_ENV: Record<string, string> = {
   METRICS_READ_INTERVAL_MS: '0',
   // The logical lane's files run with the logical relay (logical-lane.ts); the rest with polling.
   OUTBOX_RELAY: process.env.TEST_OUTBOX_RELAY ?? 'polling',
+  // The queue lane's files run with every delivery through the queues; the rest with the default.
+  ...(process.env.TEST_OUTBOX_DELIVERY ? { OUTBOX_DELIVERY: process.env.TEST_OUTBOX_DELIVERY } : {}),
 };
 
 /** Set by the global setup; names this run's databases and Redis keys. */

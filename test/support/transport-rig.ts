@@ -166,7 +166,6 @@ export class TransportRig {
       this.catalog,
       this.inbox,
       failures,
-      this.deliveryLog,
       this.runs,
       this.metrics,
       hooks,

@@ -74,7 +74,8 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
     this.faults.declare({
       point: 'relay.push',
       actions: ['duplicate'],
-      description: 'the relay pushes every job twice, under two job ids, so that every consumer gets it twice',
+      description:
+        'the relay pushes every job twice, under two job ids, and the local bus hands every delivery over twice, so that every consumer gets it twice',
     });
     this.faults.declare({
       point: 'relay.before-confirm',
@@ -131,8 +132,10 @@ export class LabHooks extends Hooks implements OnApplicationBootstrap {
     this.faults.failIfInjected('relay.before-confirm');
   }
 
-  override handingOver(): void {
+  override handingOver<M>(messages: M[]): M[] {
     this.faults.failIfInjected('bus.hand-over');
+    // Every delivery twice, whichever way it goes: through the queues or the local bus.
+    return this.faults.take('relay.push') === 'duplicate' ? [...messages, ...messages] : messages;
   }
 
   override delivery(consumer: string): DeliveryHooks {

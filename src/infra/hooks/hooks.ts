@@ -44,8 +44,13 @@ export class Hooks {
   /** The logical relay pushed and marked what it read, and has not yet confirmed its position to the slot. */
   confirming(): void {}
 
-  /** A transaction that wrote messages this process delivers itself (the local bus) committed; none is handed over yet. */
-  handingOver(): void {}
+  /**
+   * A transaction that wrote messages this process delivers itself (the local bus) committed; none
+   * is handed over yet. Answers what to hand over, which a hook may add to.
+   */
+  handingOver<M>(messages: M[]): M[] {
+    return messages;
+  }
 
   /** The turning points of one delivery to `consumer`. */
   delivery(_consumer: string): DeliveryHooks {

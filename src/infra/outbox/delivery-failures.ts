@@ -50,6 +50,11 @@ export class DeliveryFailures {
     return 'retried';
   }
 
+  /** A copy of a delivery already handled did nothing: noted, if Postgres takes it. */
+  noteDuplicate(named: OutboxDelivery, attempt: number): Promise<void> {
+    return this.deliveryLog.attempt(named, attempt, 'duplicate').catch(() => undefined);
+  }
+
   /**
    * A delivery made outside the queues (by the local bus) goes on through them: as a job of its
    * own, with the attempts it has left and the backoff after those it spent. Redis out of reach,

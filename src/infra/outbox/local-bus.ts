@@ -58,9 +58,9 @@ export class LocalBus implements BeforeApplicationShutdown {
    * of one queue share an inbox transaction; in a context of their own, not the committed one's.
    */
   private handOver(messages: ClaimedMessage[]): void {
-    this.hooks.handingOver();
+    const handed = this.hooks.handingOver(messages);
     this.cls.run({ ifNested: 'override' }, () => {
-      for (const message of messages) {
+      for (const message of handed) {
         for (const subscription of message.subscriptions) void this.deliver(message, subscription);
       }
     });
@@ -89,6 +89,7 @@ export class LocalBus implements BeforeApplicationShutdown {
       });
       hooks.afterCommit();
       outcome = handled === 'unrouted' ? 'refused' : handled;
+      if (handled === 'duplicate') await this.failures.noteDuplicate(named, 1);
       // Not what the routes said: the queues' consumer knows what other versions take.
       if (handled === 'unrouted') await this.failures.goOnQueued(subscription.queue, named, 0, claimed.type);
     } catch (error) {

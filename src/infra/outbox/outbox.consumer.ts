@@ -13,7 +13,6 @@ import { RedisConnections } from '../redis/redis.connections';
 import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryFailures } from './delivery-failures';
-import { DeliveryLog } from './delivery-log';
 import { DeliveryRuns, type RunClaim } from './delivery-runs';
 import { Inbox } from './inbox';
 import type { OutboxMessage } from './message';
@@ -94,7 +93,6 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
     private readonly catalog: ConsumerCatalog,
     private readonly inbox: Inbox,
     private readonly failures: DeliveryFailures,
-    private readonly deliveryLog: DeliveryLog,
     private readonly runs: DeliveryRuns,
     private readonly metrics: OutboxMetrics,
     private readonly hooks: Hooks,
@@ -435,7 +433,7 @@ export class OutboxConsumer implements OnApplicationBootstrap, BeforeApplication
       trace.end(outcome, failure);
     }
     if (outcome === 'duplicate') {
-      await this.deliveryLog.attempt(named, attempt, 'duplicate').catch(() => undefined);
+      await this.failures.noteDuplicate(named, attempt);
     }
     if (outcome === 'refused' && message) {
       // A newer or older version of this consumer may take this type: leave the job to it.

@@ -10,8 +10,9 @@ const LEASE_MS = 1_000;
 /** A process that dies once its transaction committed, before handing its messages to its consumers. */
 class DyingHooks extends Hooks {
   dying = false;
-  override handingOver(): void {
+  override handingOver<M>(messages: M[]): M[] {
     if (this.dying) throw new Error('the process died before the hand-over');
+    return messages;
   }
 }
 
@@ -101,13 +102,14 @@ describe('The local bus', () => {
       [[EntryNoted.type]],
     );
     try {
-      await eventually(async () => {
-        const [id] = await rig.publish(entry());
-        expect(await stateOf(id)).toEqual({ published: false, claimed: null });
-      });
+      // Once the bus's routes know it (read every second).
+      await eventually(() => expect(rig.localRoutes.claims(EntryNoted.type, {})).toBeUndefined(), { intervalMs: 100 });
+      const [id] = await rig.publish(entry());
+      expect(await stateOf(id)).toEqual({ published: false, claimed: null });
     } finally {
       await rig.query(`DELETE FROM outbox.consumer_versions WHERE consumer = 'unit.elsewhere'`);
     }
+    await eventually(() => expect(rig.localRoutes.claims(EntryNoted.type, {})).toBeDefined(), { intervalMs: 100 });
     await rig.relay.drain(() => false);
     await rig.queues.queue('unit').obliterate({ force: true });
   });
