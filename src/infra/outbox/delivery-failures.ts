@@ -57,11 +57,12 @@ export class DeliveryFailures {
 
   /**
    * A delivery made outside the queues (by the local bus) goes on through them: as a job of its
-   * own, with the attempts it has left and the backoff after those it spent. Redis out of reach,
-   * the sweep pushes it after OUTBOX_REDELIVER_AFTER_MS instead.
+   * own, with the attempts it has left and the backoff after those it spent (after none: postponed
+   * by an outage, the first backoff, as a worker postpones). Redis out of reach, the sweep pushes it
+   * after OUTBOX_REDELIVER_AFTER_MS instead.
    */
   async goOnQueued(queue: string, named: OutboxDelivery, attempted: number, type?: string): Promise<void> {
-    const delayMs = attempted === 0 ? 0 : this.config.backoffMs * 2 ** Math.min(attempted - 1, 20);
+    const delayMs = this.config.backoffMs * 2 ** Math.max(Math.min(attempted - 1, 20), 0);
     const job = jobToGoOn(
       queue,
       named,

@@ -4,13 +4,20 @@ import type { PeriodicTask } from '../scheduling/periodic-task';
 import { PeriodicTasks } from '../scheduling/periodic-tasks';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxMetrics } from './outbox.metrics';
-import { type DeliveryToPush, jobsFor, OutboxQueues, withTrace } from './outbox.queues';
+import { type DeliveryToPush, jobIdOf, jobsFor, type OutboxJob, OutboxQueues, withTrace } from './outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
 import { traceContextOf } from '../tracing/message.tracing';
 import { ConsumerCatalog, routesOf } from './consumer-catalog';
 import { isTimeout } from '../database/timeouts';
 
 const SWEEP_BATCH = 500;
+
+/** A message claimed by the local bus of a process that is gone (unseen for its lease, `$5` seconds). */
+const ORPHANED = `claimed_by IS NOT NULL AND NOT EXISTS (
+  SELECT 1 FROM outbox.processes p
+   WHERE p.id = claimed_by AND p.seen_at > clock_timestamp() - make_interval(secs => $5))`;
+
+const isAlone = ({ delivery }: DeliveryToPush): boolean => (delivery as OutboxJob).alone === true;
 
 interface Cursor {
   at: Date;
@@ -55,13 +62,10 @@ export class RedeliverySweeper {
   private sweep(after: Cursor): Promise<Cursor | undefined> {
     return this.dataSource
       .transaction(async (tx) => {
-        const rows = await tx.query<Array<MessageRow & { published_at: Date }>>(
-          `SELECT ${MESSAGE_COLUMNS}, published_at FROM outbox.messages
+        const rows = await tx.query<Array<MessageRow & { published_at: Date; orphaned: boolean }>>(
+          `SELECT ${MESSAGE_COLUMNS}, published_at, ${ORPHANED} AS orphaned FROM outbox.messages
           WHERE published_at IS NOT NULL AND delivered_at IS NULL
-            AND (published_at < clock_timestamp() - make_interval(secs => $1)
-                 OR claimed_by IS NOT NULL AND NOT EXISTS (
-                   SELECT 1 FROM outbox.processes p
-                    WHERE p.id = claimed_by AND p.seen_at > clock_timestamp() - make_interval(secs => $5)))
+            AND (published_at < clock_timestamp() - make_interval(secs => $1) OR ${ORPHANED})
             AND (published_at, id) > ($2, $3)
           ORDER BY published_at, id
           LIMIT $4
@@ -86,15 +90,28 @@ export class RedeliverySweeper {
             ({ consumer }) => !done.has(`${row.id} ${consumer}`),
           );
           if (lacking.length === 0) delivered.push(row.id);
-          // The delivery's span continues the message's own trace.
+          // The delivery's span continues the message's own trace. One that was in hand where its
+          // process died runs alone, a suspect, as a job that stalled does (OutboxConsumer).
           return lacking.map(({ queue, consumer }) => ({
             queue,
             type: row.type,
-            delivery: withTrace({ id: row.id, consumer }, traceContextOf(row.headers)),
+            delivery: withTrace(
+              { id: row.id, consumer, ...(row.orphaned ? { alone: true } : {}) },
+              traceContextOf(row.headers),
+            ),
           }));
         });
         if (missing.length > 0) {
-          await this.queues.push(jobsFor(missing, this.config.consumerBatchSize));
+          const [suspects, others] = [missing.filter(isAlone), missing.filter((each) => !isAlone(each))];
+          await this.queues.push([
+            ...suspects.map(({ queue, type, delivery }) => ({
+              queue,
+              jobId: jobIdOf(delivery.id, delivery.consumer),
+              name: type,
+              job: delivery,
+            })),
+            ...jobsFor(others, this.config.consumerBatchSize),
+          ]);
           for (const { delivery } of missing) this.metrics.redelivered.inc({ consumer: delivery.consumer });
         }
         await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
