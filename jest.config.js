@@ -39,6 +39,27 @@ const LOGICAL_LANE = [
   'checkout/crash.e2e-spec.ts',
 ];
 
+/**
+ * The tests that run a second time with OUTBOX_DELIVERY=local (ADR 0096): those whose outcome
+ * passes through deliveries between modules of one process, which the local bus then makes without
+ * Redis. The files about the queue path itself (the relay's claim driven by hand, what a job
+ * carries, replicas' relays, an old version's relay) stay on the default. docs/transport.md lists
+ * them too.
+ */
+const LOCAL_LANE = [
+  'transport/publishing.int-spec.ts',
+  'transport/redis-loss.int-spec.ts',
+  'transport/postgres-outage.int-spec.ts',
+  'transport/maintenance.int-spec.ts',
+  'transport/crashing-handler.int-spec.ts',
+  'checkout/choreography.e2e-spec.ts',
+  'checkout/orchestration.e2e-spec.ts',
+  'checkout/idempotency.e2e-spec.ts',
+  'checkout/dead-letters.e2e-spec.ts',
+  'checkout/held-authorization.e2e-spec.ts',
+  'checkout/email-across-cuts.e2e-spec.ts',
+];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 60_000,
@@ -46,7 +67,7 @@ module.exports = {
   // Every file boots the whole app, and a worker keeps part of each file's modules: past ~600 MB
   // it is slow to exit at the end. Recycling a worker above this keeps memory and the end clean.
   workerIdleMemoryLimit: '400MB',
-  // Two projects share Jest's two workers in one run: `jest --selectProjects=polling` (or =logical)
+  // Three projects share Jest's two workers in one run: `jest --selectProjects=polling` (or =logical, =local)
   // runs one of them.
   projects: [
     {
@@ -75,6 +96,14 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/logical-lane-teardown.ts',
       // In each test file's own copy of the environment: its apps use that cluster and that relay.
       setupFiles: ['<rootDir>/test/support/logical-lane-env.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'local',
+      testMatch: LOCAL_LANE.map((file) => `<rootDir>/test/${file}`),
+      // The polling project's setup finds the template it built; its teardown cleans up for both.
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/local-lane-env.ts'],
     },
   ],
 };
