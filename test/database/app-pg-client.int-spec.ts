@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Client, type QueryResult } from 'pg';
 import type { EntityManager } from 'typeorm';
-import { AppPgClient, lockUntilCommit } from '../../src/infra/database/app-pg-client';
+import { AppPgClient, CommitRolledBackError, lockUntilCommit } from '../../src/infra/database/app-pg-client';
 import { eventually } from '../support/eventually';
 import { TestDatabase } from '../support/test-database';
 
@@ -185,6 +185,26 @@ describe("AppPgClient, the app pool's client", () => {
     await expect(client.query('COMMIT')).rejects.toThrow(/duplicate key/);
     expect(client.getTransactionStatus()).toBe('I');
     expect(await database.query('SELECT id FROM notes')).toEqual([{ id: 13 }]);
+  });
+
+  it('when a failed statement was caught inside a transaction, then its COMMIT, answered with ROLLBACK, raises', async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [18]);
+    await client.query('SELECT 1 / 0').catch(() => undefined); // swallowed: the transaction is aborted
+
+    await expect(client.query('COMMIT')).rejects.toBeInstanceOf(CommitRolledBackError);
+    expect(client.getTransactionStatus()).toBe('I');
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when a failed statement was caught and a statement is held, then the COMMIT it rides with raises', async () => {
+    await client.query('BEGIN');
+    await client.query('SELECT 1 / 0').catch(() => undefined);
+    client.sendWithNext('INSERT INTO notes (id) VALUES ($1)', [19]);
+
+    await expect(client.query('COMMIT')).rejects.toThrow(/current transaction is aborted/);
+    expect(client.getTransactionStatus()).toBe('I');
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
   });
 
   it('when a transaction with a held statement rolls back, then nothing of it is sent', async () => {

@@ -47,7 +47,12 @@ describe('Delivery under faults', () => {
   });
   afterEach(() => {
     app.get(Faults).clear();
-    Object.assign(fixtureSwitches, { rejectAmount: undefined, hopelessAmount: undefined, auditDelayMs: 0 });
+    Object.assign(fixtureSwitches, {
+      rejectAmount: undefined,
+      swallowAmount: undefined,
+      hopelessAmount: undefined,
+      auditDelayMs: 0,
+    });
   });
   afterAll(() => app.stop());
 
@@ -147,6 +152,28 @@ describe('Delivery under faults', () => {
     await admin(app.http().post(`/admin/dead-letters/not-a-uuid/redrive`)).expect(400);
     expect(await effects('ledger.apply-entry', poison)).toBe(1);
     expect(await metricValue(app, 'outbox_dead_letters', { consumer: 'ledger.apply-entry' })).toBe(0);
+  });
+
+  it('when a handler swallows a failed statement, then its transaction is not taken as committed: it fails and is retried', async () => {
+    const swallowed = randomUUID();
+    fixtureSwitches.swallowAmount = 19;
+    await app.get(Ledger).record(swallowed, 19);
+
+    await relay();
+
+    await eventually(async () =>
+      expect(await attempts(swallowed, 'ledger.apply-entry')).toEqual([
+        { attempt: 1, outcome: 'failed', error: expect.stringContaining('COMMIT was answered with ROLLBACK') },
+        { attempt: 2, outcome: 'failed', error: expect.any(String) },
+        { attempt: 3, outcome: 'dead', error: expect.any(String) },
+      ]),
+    );
+    expect(await effects('ledger.apply-entry', swallowed)).toBe(0);
+
+    fixtureSwitches.swallowAmount = undefined; // the bug is fixed and deployed
+    const deadLetter = await openDeadLetter('ledger.apply-entry', swallowed);
+    await admin(app.http().post(`/admin/dead-letters/${deadLetter.id}/redrive`)).expect(200);
+    await eventually(async () => expect(await effects('ledger.apply-entry', swallowed)).toBe(1));
   });
 
   it('when a handler says that retrying cannot help, then the delivery is dead-lettered at once and redrives once fixed', async () => {

@@ -24,6 +24,8 @@ function boundsOf(bounds: AppPgClientConfig['transactionBounds']): string | unde
 
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\s*;?\s*$/i;
 const END = /^\s*(COMMIT|ROLLBACK)\s*;?\s*$/i;
+/** A COMMIT (END is its other name), which Postgres answers with ROLLBACK in a failed transaction. */
+const COMMIT = /^\s*(COMMIT|END)(\s+(WORK|TRANSACTION))?\s*;?\s*$/i;
 /** Statements that a transaction of their own would change or break: sent as they come. */
 const OWN_TRANSACTION =
   /^\s*(BEGIN|START|COMMIT|ROLLBACK|END|ABORT|SAVEPOINT|RELEASE|PREPARE|SET\s+TRANSACTION|LISTEN|UNLISTEN|VACUUM|CREATE\s+DATABASE|DROP\s+DATABASE|CREATE\s+INDEX\s+CONCURRENTLY|DROP\s+INDEX\s+CONCURRENTLY|REINDEX)\b/i;
@@ -53,6 +55,18 @@ interface Corkable {
   uncork(): void;
 }
 
+/**
+ * A COMMIT that Postgres answered with ROLLBACK: the transaction had failed before it (a statement
+ * whose error was caught and not rethrown leaves it aborted), and nothing of it was kept. Raised,
+ * so that the caller takes the transaction as failed, as it would any error of its statements.
+ */
+export class CommitRolledBackError extends Error {
+  constructor() {
+    super('COMMIT was answered with ROLLBACK: a statement of the transaction had failed, and nothing of it was kept');
+    this.name = 'CommitRolledBackError';
+  }
+}
+
 /** A BEGIN asked for alone, as held (known by its identity). */
 const HELD_BEGIN = ['BEGIN'];
 
@@ -64,6 +78,12 @@ function answeredLast(answers: Array<PromiseSettledResult<QueryResult>>): QueryR
   const failed = answers.find((answer) => answer.status === 'rejected');
   if (failed) throw failed.reason;
   return (answers[answers.length - 1] as PromiseFulfilledResult<QueryResult>).value;
+}
+
+/** A COMMIT's answer; a ROLLBACK in its place (the transaction had failed) raises. */
+function committed(answer: QueryResult): QueryResult {
+  if (answer.command === 'ROLLBACK') throw new CommitRolledBackError();
+  return answer;
 }
 
 /** What Postgres answers a statement that returns no rows, for a statement that was never sent. */
@@ -87,6 +107,11 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  * pooled client, it must go back to the pool with its transaction ended (TypeORM's transactions
  * always end theirs): a statement still held would go out with the next user's first one, as a
  * BEGIN already sent would have left that user inside a transaction.
+ *
+ * **A COMMIT that Postgres answers with ROLLBACK raises** (CommitRolledBackError). Postgres does
+ * that, without an error, to a COMMIT of a transaction that an earlier statement's failure aborted:
+ * a caller that caught that failure and carried on would otherwise take its transaction for
+ * committed, and nothing of it was kept.
  *
  * **A statement with parameters is prepared once per connection** (a named statement, by its
  * text), then only bound and run: Postgres parses and plans it once, not on every call, and its
@@ -126,25 +151,31 @@ export class AppPgClient extends Client {
     return true;
   }
 
-  // pg's query() has many overloads; this one passes them all through, but for held statements.
+  // pg's query() has many overloads; this one passes them all through, but for held statements
+  // and a COMMIT that rolled back.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
     const [config] = args as unknown[];
     const text = typeof config === 'string' ? config : (config as { text?: unknown } | undefined)?.text;
     // A statement whose answer comes as a promise: TypeORM's way, and the only one held or merged.
     const plain = typeof text === 'string' && !args.some((arg) => typeof arg === 'function');
-    if (plain && BEGIN.test(text) && this.held.length === 0) {
+    const answer = this.dispatch(args, text, plain);
+    return plain && COMMIT.test(text) ? (answer as Promise<QueryResult>).then(committed) : answer;
+  }
+
+  private dispatch(args: unknown[], text: unknown, plain: boolean): unknown {
+    if (plain && BEGIN.test(text as string) && this.held.length === 0) {
       this.held.push(HELD_BEGIN);
       return Promise.resolve(answered('BEGIN'));
     }
     if (this.held.length === 0) {
-      if (this.bounds && plain && !OWN_TRANSACTION.test(text) && this.getTransactionStatus() === 'I') {
+      if (this.bounds && plain && !OWN_TRANSACTION.test(text as string) && this.getTransactionStatus() === 'I') {
         return this.boundedAlone(args);
       }
       return this.send(args);
     }
     const held = this.held.splice(0);
-    const end = plain ? END.exec(text)?.[1].toUpperCase() : undefined;
+    const end = plain ? END.exec(text as string)?.[1].toUpperCase() : undefined;
     const begun = held[0] === HELD_BEGIN;
     // What was held is undone with the transaction: none of it is sent, nor BEGIN's ROLLBACK.
     if (end === 'ROLLBACK') return begun ? Promise.resolve(answered(end)) : this.send(args);
@@ -177,8 +208,8 @@ export class AppPgClient extends Client {
     try {
       this.held.push(HELD_BEGIN);
       const answer = this.query(...args) as Promise<QueryResult>;
-      const committed = this.query('COMMIT') as Promise<QueryResult>;
-      return Promise.allSettled([answer, committed]).then(([statement, commit]) => {
+      const ending = this.query('COMMIT') as Promise<QueryResult>;
+      return Promise.allSettled([answer, ending]).then(([statement, commit]) => {
         if (statement.status === 'rejected') throw statement.reason;
         if (commit.status === 'rejected') throw commit.reason;
         return statement.value;
