@@ -5,10 +5,11 @@ import { type CheckoutRow, CheckoutsRepository } from '../database/checkouts.rep
 import { advance, type CheckoutProgress, isTerminal, type ProgressFact } from '../domain/checkout';
 
 /**
- * Writes what is learned about a checkout into its status read model, under a lock on the row:
- * facts about one checkout may be handled at the same time by different deliveries. A saga,
+ * Writes what is learned about a checkout into its status read model, in one conditional UPDATE
+ * that applies the progress rule (`advance`) in SQL: facts about one checkout may be handled at
+ * the same time by different deliveries, and Postgres applies them one after the other. A saga,
  * which writes its checkout's progress with its own state, asks what the facts make of it
- * (`after`) and says when it has written it (`written`).
+ * (`after`, the rule in TypeScript) and says when it has written it (`written`).
  */
 @Injectable()
 export class CheckoutProgressRecorder {
@@ -20,15 +21,9 @@ export class CheckoutProgressRecorder {
   ) {}
 
   async record(checkoutId: string, fact: ProgressFact): Promise<void> {
-    const checkout = await this.checkouts.lock(checkoutId);
-    if (!checkout) {
-      this.logger.warn(`A fact about unknown checkout ${checkoutId} was ignored: ${fact.kind}`);
-      return;
-    }
-    const next = this.after(checkout, [fact]);
-    if (!next) return;
-    await this.checkouts.saveProgress(checkoutId, next);
-    this.written({ ...checkout, status: next.status });
+    const { known, moved } = await this.checkouts.moveProgress(checkoutId, fact, STEP_ORDER);
+    if (!known) this.logger.warn(`A fact about unknown checkout ${checkoutId} was ignored: ${fact.kind}`);
+    if (moved) this.written(moved);
   }
 
   /** The checkout's progress once these facts are learned, or undefined if they change nothing. */

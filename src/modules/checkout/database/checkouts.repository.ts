@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { sendWithNext } from '../../../infra/database/app-pg-client';
 import type { CheckoutMode } from '../checkout.config';
-import type { CheckoutProgress, CheckoutStatus, CheckoutStep } from '../domain/checkout';
+import type { CheckoutStatus, CheckoutStep, ProgressFact, StepOrder } from '../domain/checkout';
 
 export interface CheckoutRow {
   id: string;
@@ -40,6 +39,54 @@ export const checkoutRowFromJson = (json: Record<string, unknown>): CheckoutRow 
 export const progressAssignments = (status: string, step: string, reason: string): string =>
   `status = ${status}, step = ${step}, failure_reason = ${reason}, updated_at = clock_timestamp(),
    completed_at = CASE WHEN ${status} IN ('COMPLETED', 'REJECTED', 'FAILED') THEN clock_timestamp() END`;
+
+/**
+ * `advance` (domain/checkout.ts) in SQL, over the row's status, step and failure_reason and the
+ * fact's kind ($2), step ($3) and reason ($4), with the step order as $5: the row as the fact
+ * leaves it. A step ranks by its place in the order (one not in it, below all); the statement's
+ * WHERE leaves a final status alone. The TypeScript rule is the reference:
+ * test/checkout/progress-rule.int-spec.ts holds this against it for every fact and every state.
+ */
+const AHEAD = `coalesce(array_position($5::text[], $3::text), 0) > coalesce(array_position($5::text[], step), 0)`;
+const NEXT_STATUS = `CASE $2::text
+    WHEN 'completed' THEN 'COMPLETED'
+    WHEN 'rejected' THEN 'REJECTED'
+    WHEN 'failed' THEN 'FAILED'
+    WHEN 'intervention' THEN 'INTERVENTION'
+    WHEN 'resumed' THEN CASE status WHEN 'INTERVENTION' THEN 'PENDING' ELSE status END
+    ELSE status END`;
+const NEXT_STEP = `CASE WHEN $2::text IN ('reached', 'compensating') AND ${AHEAD} THEN $3::text ELSE step END`;
+const NEXT_REASON = `CASE $2::text
+    WHEN 'compensating' THEN CASE WHEN ${AHEAD} THEN coalesce(failure_reason, $4::text) ELSE failure_reason END
+    WHEN 'completed' THEN NULL
+    WHEN 'rejected' THEN $4::text
+    WHEN 'failed' THEN coalesce(failure_reason, $4::text)
+    WHEN 'intervention' THEN $4::text
+    WHEN 'resumed' THEN CASE status WHEN 'INTERVENTION' THEN NULL ELSE failure_reason END
+    ELSE failure_reason END`;
+
+/**
+ * A fact's move of the read model, in one statement: the row is updated only if the fact changes
+ * it. Under READ COMMITTED, an UPDATE that waited for another transaction's write of the row
+ * evaluates its WHERE and its SET again on the row as that one committed it, so two facts about
+ * one checkout apply one after the other, as under a lock taken before reading. `known` tells a
+ * checkout the fact changed nothing from one that does not exist.
+ */
+const MOVE_PROGRESS = `WITH moved AS (
+    UPDATE checkout.checkouts SET ${progressAssignments(NEXT_STATUS, NEXT_STEP, NEXT_REASON)}
+     WHERE id = $1
+       AND status NOT IN ('COMPLETED', 'REJECTED', 'FAILED')
+       AND (status, step, failure_reason) IS DISTINCT FROM (${NEXT_STATUS}, ${NEXT_STEP}, ${NEXT_REASON})
+    RETURNING mode, status, created_at)
+  SELECT EXISTS (SELECT 1 FROM checkout.checkouts WHERE id = $1) AS known, moved.*
+    FROM (VALUES (1)) AS one LEFT JOIN moved ON true`;
+
+/** What a fact did to a checkout: nothing when there is no such checkout, or when it changed nothing. */
+export interface ProgressMove {
+  known: boolean;
+  /** The checkout as the fact left it, if it changed it. */
+  moved?: Pick<CheckoutRow, 'mode' | 'status' | 'created_at'>;
+}
 
 export interface CheckoutView {
   id: string;
@@ -111,7 +158,7 @@ export class CheckoutsRepository {
     return row;
   }
 
-  /** The checkout, locked until the transaction ends: its progress is read, then written. */
+  /** The checkout, locked until the transaction ends: it is read, then acted on (an operator resuming it). */
   async lock(id: string): Promise<CheckoutRow | undefined> {
     const [row] = await this.txHost.tx.query<CheckoutRow[]>(
       `SELECT * FROM checkout.checkouts WHERE id = $1 FOR UPDATE`,
@@ -120,16 +167,22 @@ export class CheckoutsRepository {
     return row;
   }
 
-  /**
-   * Writes the progress of a checkout locked by this transaction. Nothing waits for its answer, so
-   * it goes with the transaction's next statement (a later read of the row included) or its COMMIT.
-   */
-  async saveProgress(id: string, progress: CheckoutProgress): Promise<void> {
-    await sendWithNext(
-      this.txHost.tx,
-      `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1`,
-      [id, progress.status, progress.step, progress.failureReason],
-    );
+  /** Writes what `fact` makes of the checkout's progress, by the order of steps `order`, in one statement. */
+  async moveProgress(id: string, fact: ProgressFact, order: StepOrder): Promise<ProgressMove> {
+    const step = 'step' in fact ? fact.step : null;
+    const reason = 'reason' in fact ? fact.reason : null;
+    const [row] = await this.txHost.tx.query<Array<{ known: boolean } & Partial<CheckoutRow>>>(MOVE_PROGRESS, [
+      id,
+      fact.kind,
+      step,
+      reason,
+      order,
+    ]);
+    const { known, mode, status, created_at } = row;
+    return {
+      known,
+      moved: status === null || status === undefined ? undefined : { mode: mode!, status, created_at: created_at! },
+    };
   }
 
   /** Records the first refund of a checkout; false when there is no such checkout. */
