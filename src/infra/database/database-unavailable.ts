@@ -1,5 +1,6 @@
 import { types } from 'node:util';
 import { CannotExecuteNotConnectedError, ConnectionIsNotSetError, QueryFailedError, TypeORMError } from 'typeorm';
+import { isOutsideFailure } from '../failure-source';
 
 /** Socket errors of a connection that could not be made or was lost. */
 const NETWORK_CODES = new Set([
@@ -35,11 +36,12 @@ const RUNNER_RELEASED = /^Query runner already released/;
  * is the server's state, worth a 503 and a retry, the second a bug. Unreachable at start, TypeORM
  * says "Driver not Connected"; lost later, pg reports the socket error or the server's SQLSTATE,
  * or TypeORM says the transaction's runner was released (the connection broke between statements).
+ * An outside service's failure is never Postgres', whatever its code (ADR 0093).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   // Socket errors come from Node's own realm: `instanceof Error` misses them where code runs in
   // another one (Jest's sandbox, for instance).
-  if (!(error instanceof Error || types.isNativeError(error))) return false;
+  if (!(error instanceof Error || types.isNativeError(error)) || isOutsideFailure(error)) return false;
   if (error instanceof ConnectionIsNotSetError || error instanceof CannotExecuteNotConnectedError) return true;
   if (error instanceof TypeORMError && error.message === 'Driver not Connected') return true;
   const nested = (error as { errors?: unknown }).errors;

@@ -1,3 +1,5 @@
+import { isOutsideFailure } from '../failure-source';
+
 /** Socket errors that mean Postgres or Redis could not be reached, or the connection was lost. */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -19,10 +21,11 @@ const MESSAGES =
 
 /**
  * Whether an error says that Postgres or Redis was unreachable (not that the message or its
- * handler is wrong): such a delivery is tried again later without spending its attempts.
+ * handler is wrong): such a delivery is tried again later without spending its attempts. An
+ * outside service's failure is never ours, whatever its code (ADR 0093).
  */
 export function isUnreachable(error: unknown, depth = 0): boolean {
-  if (!error || typeof error !== 'object' || depth > 3) return false;
+  if (!error || typeof error !== 'object' || depth > 3 || isOutsideFailure(error)) return false;
   if (error instanceof AggregateError && error.errors.some((inner) => isUnreachable(inner, depth + 1))) return true;
   const { code, message, driverError, cause } = error as {
     code?: unknown;

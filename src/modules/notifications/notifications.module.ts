@@ -37,7 +37,7 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
       inject: [mailConfig.KEY, MailHandovers],
       useFactory: (config: MailConfig, handovers: MailHandovers) =>
         config.smtpUrl
-          ? new SmtpMailTransport(handovers, config.smtpUrl, config.from)
+          ? new SmtpMailTransport(handovers, config.smtpUrl, config.from, config.smtpTimeouts)
           : new LogMailTransport(handovers),
     },
     CheckoutEmails,

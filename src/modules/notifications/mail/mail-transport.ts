@@ -3,6 +3,8 @@ import { createTransport, type Transporter } from 'nodemailer';
 import { Pool } from 'pg';
 import { isDatabaseUnavailable } from '../../../infra/database/database-unavailable';
 import { describeError } from '../../../infra/errors';
+import { callOutside } from '../../../infra/failure-source';
+import type { MailConfig } from './mail.config';
 
 export interface Mail {
   to: string;
@@ -110,7 +112,11 @@ export class LogMailTransport extends MailTransport {
   }
 }
 
-/** With SMTP_URL set: a real SMTP server, through nodemailer. */
+/**
+ * With SMTP_URL set: a real SMTP server, through nodemailer. The server is an outside service:
+ * its failures spend the delivery's attempts, even those whose code reads as an outage (a timeout
+ * is ETIMEDOUT), and each of its waits is bounded by the SMTP timeouts (ADR 0093).
+ */
 export class SmtpMailTransport extends MailTransport {
   protected readonly name = 'smtp';
   private readonly transporter: Transporter;
@@ -119,12 +125,18 @@ export class SmtpMailTransport extends MailTransport {
     handovers: MailHandovers,
     url: string,
     private readonly from: string,
+    timeouts: MailConfig['smtpTimeouts'],
   ) {
     super(handovers);
-    this.transporter = createTransport(url);
+    this.transporter = createTransport({
+      url,
+      connectionTimeout: timeouts.connectionMs,
+      greetingTimeout: timeouts.greetingMs,
+      socketTimeout: timeouts.socketMs,
+    });
   }
 
   protected async handOver({ to, subject, text, messageId }: Mail): Promise<void> {
-    await this.transporter.sendMail({ from: this.from, to, subject, text, messageId });
+    await callOutside(this.name, () => this.transporter.sendMail({ from: this.from, to, subject, text, messageId }));
   }
 }
