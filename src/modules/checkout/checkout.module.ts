@@ -20,6 +20,7 @@ import { ScopeIdempotencyKeys1795970003700 } from './database/migrations/1795970
 import { AddSagaTraceContext1795970003800 } from './database/migrations/1795970003800-add-saga-trace-context';
 import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
 import { IndexCheckoutsByBuyer1795970006500 } from './database/migrations/1795970006500-index-checkouts-by-buyer';
+import { AddSagaGeneration1795970009700 } from './database/migrations/1795970009700-add-saga-generation';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
@@ -47,6 +48,7 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
         AddSagaTraceContext1795970003800,
         AddCheckoutRefunds1795970004500,
         IndexCheckoutsByBuyer1795970006500,
+        AddSagaGeneration1795970009700,
       ],
     }),
   ],

@@ -11,7 +11,7 @@ import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
 import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './checkout-saga.specification';
 import type { SagaInput } from './domain/saga-machine';
-import { SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
+import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
 
 /**
  * The checkout's saga specified by what it hears and what it sends: given the messages it has
@@ -191,6 +191,39 @@ describe('the checkout saga, by its messages', () => {
 
     expect(then.sends).toEqual(['content.revoke-access.v1']);
     expect(then.checkout).toMatchObject({ status: 'PENDING', step: 'content.revoke-access' });
+  });
+
+  it('given the capture retried by a person, when a capture from before the retry is declined late, then nothing is sent: the retried one is still to answer', () => {
+    const retried = [...happyPath.slice(0, 4), ...Array(4).fill(deadlinePassed), personRetries];
+
+    const then = given(...retried).when(answered(CaptureDeclined, { reason: 'capture-declined' }, 4, 0));
+
+    expect(then.sends).toEqual([]);
+    expect(then.checkout).toMatchObject({ status: 'PENDING', step: 'billing.capture-payment' });
+  });
+
+  it('given the capture retried by a person, when the retried capture is declined, then access is revoked', () => {
+    const retried = [...happyPath.slice(0, 4), ...Array(4).fill(deadlinePassed), personRetries];
+
+    const then = given(...retried).when(answered(CaptureDeclined, { reason: 'capture-declined' }, 1, 1));
+
+    expect(then.sends).toEqual(['content.revoke-access.v1']);
+    expect(then.checkout).toMatchObject({ status: 'PENDING', step: 'content.revoke-access' });
+  });
+
+  it('when an answer names its send and its generation, then the saga reads both, from a refusal and from a failure alike', () => {
+    const headers = { 'step-attempt': '3', 'step-generation': '1' };
+    const read = (heard: Heard) => SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply, heard.headers);
+
+    expect(read({ ...answered(CaptureDeclined, { reason: 'capture-declined' }), headers })).toMatchObject({
+      type: 'refused',
+      attempt: 3,
+      generation: 1,
+    });
+    expect(
+      read({ ...answered(BillingStepFailed, { step: 'billing.capture-payment', error: 'down', attempt: 3 }), headers }),
+    ).toMatchObject({ type: 'failed', attempt: 3, generation: 1 });
+    expect(read(answered(CaptureDeclined, { reason: 'capture-declined' }))).toMatchObject({ generation: undefined });
   });
 
   it('given a step done, when the same answer comes again, then nothing is sent', () => {

@@ -17,11 +17,12 @@ const ACTIVATE = 'content.activate-access';
 const EMAIL = 'notifications.send-welcome-email';
 
 const done = (step: ForwardStep, undoing = false): SagaInput => ({ type: 'done', step, undoing });
-const refused = (step: ForwardStep, reason: string, attempt?: number): SagaInput => ({
+const refused = (step: ForwardStep, reason: string, attempt?: number, generation?: number): SagaInput => ({
   type: 'refused',
   step,
   reason,
   attempt,
+  generation,
 });
 const start: SagaInput = { type: 'start' };
 const deadline: SagaInput = { type: 'deadline' };
@@ -85,6 +86,7 @@ describe('the orchestrated checkout saga', () => {
         status: 'COMPENSATED',
         current: VERIFY,
         steps: expect.any(Object),
+        generation: 0,
         outcome: 'rejected',
         reason: 'user-blocked',
       });
@@ -247,7 +249,13 @@ describe('the orchestrated checkout saga', () => {
     it('given the pivot in intervention, when its answer finally comes, then the saga carries on from it', () => {
       const then = given(...upTo(CAPTURE), ...times(4, deadline)).when(done(CAPTURE));
 
-      expect(then.saga).toEqual({ status: 'RUNNING', current: ACTIVATE, steps: expect.any(Object), backingOff: false });
+      expect(then.saga).toEqual({
+        status: 'RUNNING',
+        current: ACTIVATE,
+        steps: expect.any(Object),
+        generation: 0,
+        backingOff: false,
+      });
       expect(then.commands).toEqual([{ step: ACTIVATE, kind: 'action', executes: ACTIVATE, attempt: 1 }]);
     });
   });
@@ -311,25 +319,106 @@ describe('the orchestrated checkout saga', () => {
     });
   });
 
+  describe("answers from before an operator's retry", () => {
+    /** The pivot asked as many times as its limit (four sends), a person called, and their retry. */
+    const pivotRetried = [...upTo(CAPTURE), ...times(4, deadline), retry];
+
+    it('given the pivot in intervention, when a person retries, then it is sent again as the first send of a new generation', () => {
+      const then = given(...upTo(CAPTURE), ...times(4, deadline)).when(retry);
+
+      expect(then.before).toMatchObject({ status: 'INTERVENTION', generation: 0 });
+      expect(then.saga).toMatchObject({ status: 'RUNNING', current: CAPTURE, generation: 1 });
+      expect(then.commands).toEqual([{ step: CAPTURE, kind: 'action', executes: CAPTURE, attempt: 1 }]);
+    });
+
+    it('given the pivot retried, when a send from before the retry is refused late, then it is ignored: the send after it is still to answer', () => {
+      const then = given(...pivotRetried).when(refused(CAPTURE, 'capture-declined', 4, 0));
+
+      expect(then.saga).toBe(then.before);
+      expect(then.commands).toEqual([]);
+    });
+
+    it('given the pivot retried, when the send after the retry is refused, then access is revoked and the authorization voided', () => {
+      const then = given(...pivotRetried).when(refused(CAPTURE, 'capture-declined', 1, 1));
+
+      expect(then.saga).toMatchObject({ status: 'COMPENSATING', reason: 'capture-declined', generation: 1 });
+      expect(then.commands).toEqual([
+        {
+          step: GRANT,
+          kind: 'compensation',
+          executes: 'content.revoke-access',
+          attempt: 1,
+          reason: 'capture-declined',
+        },
+      ]);
+    });
+
+    it('given the pivot retried, when a send from before the retry is done late, then it counts: the money was taken', () => {
+      const then = given(...pivotRetried).when(done(CAPTURE));
+
+      expect(then.saga).toMatchObject({ status: 'RUNNING', current: ACTIVATE, generation: 1 });
+    });
+
+    it('given a void retried after failing, when a failure from before the retry comes late, then it is ignored', () => {
+      const voidFailed = (attempt: number, generation: number): SagaInput => ({
+        type: 'failed',
+        step: AUTHORIZE,
+        undoing: true,
+        error: 'gateway down',
+        attempt,
+        generation,
+      });
+      const stuck = [...upTo(GRANT), refused(GRANT, 'not-licensed'), voidFailed(1, 0), deadline, voidFailed(2, 0)];
+
+      const late = given(...stuck, retry).when(voidFailed(2, 0));
+      expect(late.saga).toBe(late.before);
+      expect(given(...stuck, retry).when(voidFailed(1, 1)).saga).toMatchObject({ backingOff: true });
+    });
+
+    it('given a saga retried twice, when an answer of the first retry comes, then it is as stale as one from before both', () => {
+      const twice = [...pivotRetried, ...times(4, deadline), retry];
+
+      expect(given(...twice).saga).toMatchObject({ status: 'RUNNING', generation: 2 });
+      for (const generation of [0, 1]) {
+        const then = given(...twice).when(refused(CAPTURE, 'capture-declined', 1, generation));
+        expect(then.saga).toBe(then.before);
+      }
+    });
+
+    it('given the pivot retried, when a refusal names no generation (sent before generations were named), then it is read as current', () => {
+      const then = given(...pivotRetried).when(refused(CAPTURE, 'capture-declined', 1));
+
+      expect(then.saga).toMatchObject({ status: 'COMPENSATING' });
+    });
+  });
+
   describe('its shape', () => {
     it('given a state that means nothing, then it does not compile', () => {
       const { steps } = given(start).saga;
       const shapes: Saga[] = [
         // @ts-expect-error A running saga has nothing to undo.
-        { status: 'RUNNING', current: VERIFY, steps, backingOff: false, toUndo: [AUTHORIZE] },
+        { status: 'RUNNING', current: VERIFY, steps, generation: 0, backingOff: false, toUndo: [AUTHORIZE] },
         // @ts-expect-error A compensating saga says why.
         {
           status: 'COMPENSATING',
           current: AUTHORIZE,
           steps,
+          generation: 0,
           backingOff: false,
           toUndo: [AUTHORIZE],
           outcome: 'failed',
         },
         // @ts-expect-error A saga in intervention says where it stopped.
-        { status: 'INTERVENTION', current: CAPTURE, steps, backingOff: false, intervention: 'a person must act' },
+        {
+          status: 'INTERVENTION',
+          current: CAPTURE,
+          steps,
+          generation: 0,
+          backingOff: false,
+          intervention: 'a person must act',
+        },
         // @ts-expect-error A completed saga completed.
-        { status: 'COMPLETED', current: EMAIL, steps, outcome: 'failed' },
+        { status: 'COMPLETED', current: EMAIL, steps, generation: 0, outcome: 'failed' },
       ];
 
       expect(shapes).toHaveLength(4);

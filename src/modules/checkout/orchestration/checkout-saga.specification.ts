@@ -4,7 +4,7 @@ import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
 import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/saga-machine';
 import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
-import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER } from './saga-answers';
+import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 
 /**
  * The one given/when/then of the checkout's saga, for its specs only (as emmett's
@@ -36,12 +36,26 @@ export interface Heard extends OutgoingMessage {
   headers?: Record<string, string>;
 }
 
-/** A participant's answer about the spec's checkout; `ofSend` is the send it names back, if any. */
-export const answered = (contract: MessageContract, fields: Partial<Reply> = {}, ofSend?: number): Heard => ({
-  contract,
-  payload: { checkoutId: SPEC_CHECKOUT.id, ...fields },
-  headers: ofSend === undefined ? undefined : { [STEP_ATTEMPT_HEADER]: String(ofSend) },
-});
+/**
+ * A participant's answer about the spec's checkout; `ofSend` is the send it names back, if any,
+ * and `ofGeneration` the generation of the saga that sent it, if any.
+ */
+export const answered = (
+  contract: MessageContract,
+  fields: Partial<Reply> = {},
+  ofSend?: number,
+  ofGeneration?: number,
+): Heard => {
+  const headers = {
+    ...(ofSend === undefined ? {} : { [STEP_ATTEMPT_HEADER]: String(ofSend) }),
+    ...(ofGeneration === undefined ? {} : { [STEP_GENERATION_HEADER]: String(ofGeneration) }),
+  };
+  return {
+    contract,
+    payload: { checkoutId: SPEC_CHECKOUT.id, ...fields },
+    headers: Object.keys(headers).length === 0 ? undefined : headers,
+  };
+};
 
 export interface Then {
   /** The saga before `when`. */

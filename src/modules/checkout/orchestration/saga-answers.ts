@@ -14,16 +14,30 @@ export type Reply = { checkoutId: string; reason?: string } & Partial<StepFailed
  */
 export const STEP_ATTEMPT_HEADER = 'step-attempt';
 
-/** The send an answer names back, if it names one. */
-function attemptOf(headers: Record<string, string> | undefined): number | undefined {
-  const attempt = Number(headers?.[STEP_ATTEMPT_HEADER]);
-  return Number.isInteger(attempt) && attempt >= 1 ? attempt : undefined;
+/**
+ * Which generation of the saga sent a command: how many times an operator had retried it. A retry
+ * counts the sends again from 1; the generation, carried back the same way, tells an answer to a
+ * send from before the retry from one to a send after it.
+ */
+export const STEP_GENERATION_HEADER = 'step-generation';
+
+/** The number a header names, if it names one of at least `least`. */
+function numberIn(headers: Record<string, string> | undefined, name: string, least: number): number | undefined {
+  const value = Number(headers?.[name]);
+  return headers?.[name] !== undefined && Number.isInteger(value) && value >= least ? value : undefined;
 }
 
+/** The send an answer names back, and the generation that sent it, if it names them. */
+const sendOf = (headers: Record<string, string> | undefined) => ({
+  attempt: numberIn(headers, STEP_ATTEMPT_HEADER, 1),
+  generation: numberIn(headers, STEP_GENERATION_HEADER, 0),
+});
+
 /** A failure names the action or the compensation that failed; the saga knows steps by their action. */
-function failedInput({ step: executed, error, attempt }: Reply): SagaInput {
+function failedInput({ step: executed, error, attempt }: Reply, headers?: Record<string, string>): SagaInput {
   const row = rowOf(executed!);
-  return { type: 'failed', step: row.name, undoing: row.name !== executed, error: error!, attempt };
+  const { generation } = sendOf(headers);
+  return { type: 'failed', step: row.name, undoing: row.name !== executed, error: error!, attempt, generation };
 }
 
 type Meaning = [MessageContract<Reply>, (reply: Reply, headers?: Record<string, string>) => SagaInput];
@@ -35,7 +49,7 @@ function meaningsOf(row: CheckoutStepRow): Meaning[] {
       type: 'refused',
       step: row.name,
       reason: r.reason!,
-      attempt: attemptOf(headers),
+      ...sendOf(headers),
     });
     meanings.push([row.refused, refused]);
   }
@@ -49,7 +63,8 @@ const MEANINGS = (CHECKOUT_STEPS as readonly CheckoutStepRow[]).flatMap(meanings
 /**
  * What each answer means to the saga, by message type, read from the checkout's table: a step's
  * done, refused and failed events, and its compensation's done. A participant has one failure
- * event for all its steps; its payload names the step. An answer's headers say which send it answers.
+ * event for all its steps; its payload names the step. An answer's headers say which send it
+ * answers, and which generation sent it.
  */
 export const SAGA_ANSWERS: ReadonlyMap<string, (reply: Reply, headers?: Record<string, string>) => SagaInput> = new Map(
   MEANINGS.map(([contract, meaning]) => [contract.type, meaning]),

@@ -30,6 +30,7 @@ const SAGAS: Record<string, Saga> = {
   compensated: given(...upToGrant, grantRefused, done('billing.authorize-payment', true)).saga,
   'in intervention while running': given(...upToCapture, deadline, deadline, deadline, deadline).saga,
   'in intervention while compensating': given(...upToGrant, grantRefused, voidFailed, deadline, voidFailed).saga,
+  'retried by an operator': given(...upToCapture, deadline, deadline, deadline, deadline, { type: 'retry' }).saga,
 };
 
 const stepRowsOf = (saga: Saga): SagaStepColumns[] =>
@@ -87,6 +88,7 @@ describe("a saga's row", () => {
       { interrupted_while: null },
       'interrupted while null',
     ],
+    ['a generation below none', SAGAS.running, { generation: -1 }, 'its generation is -1'],
   ])('when a row holds %s, then it is refused, loudly', (_, saga, change, why) => {
     expect(() => read(saga, change)).toThrow(UnreadableSagaError);
     expect(() => read(saga, change)).toThrow(why);

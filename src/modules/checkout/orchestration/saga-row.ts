@@ -19,6 +19,8 @@ export interface SagaColumns {
   intervention: string | null;
   interrupted_while: string | null;
   backing_off: boolean;
+  /** Operators' retries so far: what the commands' `step-generation` header says. */
+  generation: number;
 }
 
 /** A started step's row in `checkout.saga_steps`. */
@@ -76,7 +78,9 @@ export function sagaFromRow(id: string, row: SagaColumns, stepRows: readonly Sag
       ? row.outcome
       : refuse(`it is ${status} with the outcome ${row.outcome}`);
   const reason = () => row.reason ?? refuse(`it is ${status} without a reason`);
-  const running = { current, steps, backingOff: row.backing_off };
+  const { generation } = row;
+  if (!Number.isInteger(generation) || generation < 0) refuse(`its generation is ${generation}`);
+  const running = { current, steps, generation, backingOff: row.backing_off };
   const compensating = () => {
     const [first, ...rest] = row.to_undo.map(step);
     if (first !== current) refuse(`it undoes ${current}, but its list of steps to undo starts with ${first}`);
@@ -95,13 +99,14 @@ export function sagaFromRow(id: string, row: SagaColumns, stepRows: readonly Sag
       return { status, ...compensating() };
     case 'COMPLETED':
       return row.outcome === 'completed'
-        ? { status, current, steps, outcome: 'completed' }
+        ? { status, current, steps, generation, outcome: 'completed' }
         : refuse(`it is COMPLETED with the outcome ${row.outcome}`);
     case 'COMPENSATED':
       return {
         status,
         current,
         steps,
+        generation,
         outcome: outcome(),
         reason: reason(),
       };
@@ -133,6 +138,7 @@ export function rowOfSaga(saga: Saga): SagaColumns {
     undoing: isUndoing(saga),
     attempts: sendsOf(saga),
     backing_off: false,
+    generation: saga.generation,
   };
   switch (saga.status) {
     case 'RUNNING':

@@ -5,9 +5,9 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { isUndoing, type Saga, type SagaInput } from './domain/saga-machine';
+import { isStale, isUndoing, type Saga, type SagaInput } from './domain/saga-machine';
 import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
-import { STEP_ATTEMPT_HEADER } from './saga-answers';
+import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
 
@@ -30,6 +30,7 @@ export class SagaRunner {
   private readonly logger = new Logger('SagaRunner');
   private readonly staleWrites: Counter;
   private readonly commandsSent: Counter<'command' | 'kind'>;
+  private readonly staleAnswers: Counter<'answer'>;
 
   constructor(
     private readonly sagas: SagasRepository,
@@ -47,6 +48,12 @@ export class SagaRunner {
       name: 'saga_commands_total',
       help: 'Commands the orchestrator sent, by command and kind (action or compensation)',
       labelNames: ['command', 'kind'],
+      registers: [registry],
+    });
+    this.staleAnswers = new Counter({
+      name: 'saga_stale_answers_total',
+      help: "Refusals and failures ignored because a send from before an operator's retry was their cause",
+      labelNames: ['answer'],
       registers: [registry],
     });
   }
@@ -83,6 +90,13 @@ export class SagaRunner {
   ): Promise<Saga> {
     const before = read.saga;
     const { saga, commands } = evolve(before, input, this.config.policy);
+    if (isStale(before, input) && 'generation' in input) {
+      this.staleAnswers.inc({ answer: input.type });
+      this.logger.warn(
+        `Saga ${checkout.id}: ${input.type} of ${input.step} from generation ${input.generation} ignored: ` +
+          `the saga is in generation ${before.generation} since an operator's retry`,
+      );
+    }
     if (saga === before) return saga;
     // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
     const undoing = 'undoing' in input && input.undoing;
@@ -111,8 +125,13 @@ export class SagaRunner {
     for (const command of commands) {
       // The same idempotency key for every send of a step and for its compensation.
       const { contract, payload } = commandMessage(checkout, command);
-      // Which send this is travels back on the answer, so that a late answer to an earlier send is told apart.
-      const headers = { ...ORCHESTRATED, [STEP_ATTEMPT_HEADER]: String(command.attempt) };
+      // Which send this is, and of which generation, travels back on the answer, so that a late
+      // answer to an earlier send, or to a send from before an operator's retry, is told apart.
+      const headers = {
+        ...ORCHESTRATED,
+        [STEP_ATTEMPT_HEADER]: String(command.attempt),
+        [STEP_GENERATION_HEADER]: String(saga.generation),
+      };
       await this.outbox.publish(contract, payload, { aggregateId: checkout.id, headers });
       this.commandsSent.inc({ command: command.executes, kind: command.kind });
     }

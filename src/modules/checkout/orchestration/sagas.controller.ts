@@ -52,6 +52,8 @@ class SagaResponse {
   @ApiProperty({ enum: ['RUNNING', 'COMPENSATING'], nullable: true, description: 'What a retry resumes' })
   interruptedWhile!: string | null;
   @ApiProperty({ description: 'Waiting out a backoff after a failed answer' }) backingOff!: boolean;
+  @ApiProperty({ description: "Operators' retries so far; answers to sends of an earlier one are ignored" })
+  generation!: number;
   @ApiProperty({ format: 'date-time', nullable: true, description: 'When it sends again without an answer' })
   nextDeadline!: string | null;
   @ApiProperty() version!: number;

@@ -69,6 +69,7 @@ export interface SagaView {
   intervention: string | null;
   interruptedWhile: string | null;
   backingOff: boolean;
+  generation: number;
   nextDeadline: string | null;
   version: number;
   createdAt: string;
@@ -119,6 +120,7 @@ const toSagaView = (row: ListedSagaRow): SagaView => ({
   intervention: row.intervention,
   interruptedWhile: row.interrupted_while,
   backingOff: row.backing_off,
+  generation: row.generation,
   nextDeadline: row.next_deadline ? iso(row.next_deadline) : null,
   version: row.version,
   createdAt: iso(row.created_at),
@@ -179,15 +181,17 @@ export class SagasRepository {
     const sagaWrite =
       readVersion === undefined
         ? `INSERT INTO checkout.sagas (id, status, current_step, undoing, attempts, to_undo, outcome, reason, intervention,
-                                       interrupted_while, next_deadline, backing_off, trace_context, version)
-           SELECT $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp() + $12 * interval '1 millisecond', $13, $14, 1
+                                       interrupted_while, next_deadline, backing_off, trace_context, generation, version)
+           SELECT $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, clock_timestamp() + $12 * interval '1 millisecond', $13, $14,
+                  $33, 1
             WHERE $2::int IS NULL
            RETURNING version`
         : `UPDATE checkout.sagas
               SET status = $3, current_step = $4, undoing = $5, attempts = $6, to_undo = $7, outcome = $8,
                   reason = $9, intervention = $10, interrupted_while = $11,
                   next_deadline = clock_timestamp() + $12 * interval '1 millisecond',
-                  backing_off = $13, trace_context = $14, version = version + 1, updated_at = clock_timestamp()
+                  backing_off = $13, trace_context = $14, generation = $33, version = version + 1,
+                  updated_at = clock_timestamp()
             WHERE id = $1 AND version = $2
             RETURNING version`;
     const [row] = await this.txHost.tx.query<
@@ -252,6 +256,7 @@ export class SagasRepository {
         progress?.status ?? null,
         progress?.step ?? null,
         progress?.failureReason ?? null,
+        columns.generation,
       ],
     );
     if (row.version === null) throw new StaleSagaWriteError(id, readVersion ?? 0);

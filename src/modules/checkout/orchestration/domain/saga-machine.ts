@@ -36,6 +36,11 @@ interface Position {
   /** The step being done, or being undone (by its compensation), or where the saga stopped. */
   current: CheckoutStep;
   steps: Record<CheckoutStep, StepRecord>;
+  /**
+   * Operators' retries so far. A retry counts the sends again from 1, so the generation is what
+   * tells an answer to a send from before the retry from one to a send after it.
+   */
+  generation: number;
 }
 
 /** Doing `current`: its command is sent, and the saga waits for the answer. */
@@ -110,10 +115,13 @@ export type SagaInput =
   | { type: 'start' }
   /** The step was done; with `undoing`, its compensation was. */
   | { type: 'done'; step: CheckoutStep; undoing?: boolean }
-  /** A definitive business "no" to send `attempt` (when it says which): that send had no effect. */
-  | { type: 'refused'; step: CheckoutStep; reason: string; attempt?: number }
+  /**
+   * A definitive business "no" to send `attempt` of `generation` (when it says which): that send
+   * had no effect.
+   */
+  | { type: 'refused'; step: CheckoutStep; reason: string; attempt?: number; generation?: number }
   /** The participant tried and failed (its writes rolled back; an outside effect may remain). */
-  | { type: 'failed'; step: CheckoutStep; undoing?: boolean; error: string; attempt?: number }
+  | { type: 'failed'; step: CheckoutStep; undoing?: boolean; error: string; attempt?: number; generation?: number }
   /** No answer by the deadline: the step may or may not have had its effect. */
   | { type: 'deadline' }
   /** A person resumes a saga in intervention. */
@@ -127,6 +135,17 @@ export type SagaCommand = {
   /** 1 for the first send; the idempotency key is the same on every one. */
   attempt: number;
 } & ({ kind: 'action' } | { kind: 'compensation'; reason: string });
+
+/**
+ * Whether `input` is a refusal or a failure of a send from another generation than the saga's (a
+ * send before an operator's retry): it says nothing of the sends since, and is ignored. A done
+ * answer of any send is the step's effect, and an answer that names no generation (sent before
+ * generations were named) is read as the current one's.
+ */
+export const isStale = (saga: Saga, input: SagaInput): boolean =>
+  (input.type === 'refused' || input.type === 'failed') &&
+  input.generation !== undefined &&
+  input.generation !== saga.generation;
 
 /** What one input does: the saga it leaves, and the commands it sends on the way (none, or one). */
 export interface Transition<S extends Saga = Saga> {
@@ -169,10 +188,10 @@ const withStep = (saga: Position, step: CheckoutStep, change: Partial<StepRecord
 
 /** What a saga in intervention was doing: it carries on from there. */
 function settle(saga: Intervention): Running | Compensating {
-  const { current, steps, backingOff } = saga;
-  if (saga.interruptedWhile === 'RUNNING') return { status: 'RUNNING', current, steps, backingOff };
+  const { current, steps, generation, backingOff } = saga;
+  if (saga.interruptedWhile === 'RUNNING') return { status: 'RUNNING', current, steps, generation, backingOff };
   const { toUndo, outcome, reason } = saga;
-  return { status: 'COMPENSATING', current, steps, backingOff, toUndo, outcome, reason };
+  return { status: 'COMPENSATING', current, steps, generation, backingOff, toUndo, outcome, reason };
 }
 
 /** The saga of `table`: steps in the table's order, each handled as its class says. */
@@ -218,7 +237,7 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         { status: 'PENDING', attempts: 0, compensationAttempts: 0, uncertain: false } satisfies StepRecord,
       ]),
     );
-    return { status: 'RUNNING', current: table[0].name, steps, backingOff: false };
+    return { status: 'RUNNING', current: table[0].name, steps, generation: 0, backingOff: false };
   }
 
   function evolve(saga: Saga, input: SagaInput, policy: SagaPolicy): Transition {
@@ -246,9 +265,11 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
     // A late answer can settle an intervention: the saga then carries on from it.
     const active = saga.status === 'INTERVENTION' ? settle(saga) : saga;
     if (input.step !== active.current) return stay(saga);
-    // A refusal or a failure of an earlier send than the current one says nothing of the current
-    // send, which is still to answer. A done answer of any send is the step's effect: it counts.
-    const superseded = (attempt?: number) => attempt !== undefined && attempt < sendsOf(active);
+    // A refusal or a failure of an earlier send than the current one, or of a send from before an
+    // operator's retry, says nothing of the current send, which is still to answer. A done answer
+    // of any send is the step's effect: it counts.
+    const superseded = (attempt?: number) =>
+      isStale(saga, input) || (attempt !== undefined && attempt < sendsOf(active));
     switch (input.type) {
       case 'done':
         if (active.status === 'RUNNING' && !input.undoing) return done(active);
@@ -285,6 +306,7 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         status: 'RUNNING',
         current: step,
         steps: withStep(saga, step, { status: 'STARTED', attempts: attempt }),
+        generation: saga.generation,
         backingOff: false,
       },
       commands: [{ step, kind: 'action', executes: step, attempt }],
@@ -300,6 +322,7 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         status: 'COMPENSATING',
         current: step,
         steps: withStep(saga, step, { status: 'COMPENSATING', compensationAttempts: attempt }),
+        generation: saga.generation,
         toUndo,
         outcome,
         reason,
@@ -312,8 +335,9 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
   function done(saga: Running): Transition {
     const steps = withStep(saga, saga.current, { status: 'DONE' });
     const next = table[table.findIndex((d) => d.name === saga.current) + 1];
-    if (!next) return stay({ status: 'COMPLETED', current: saga.current, steps, outcome: 'completed' });
-    return send({ current: saga.current, steps }, next.name);
+    const { current, generation } = saga;
+    if (!next) return stay({ status: 'COMPLETED', current, steps, generation, outcome: 'completed' });
+    return send({ current, steps, generation }, next.name);
   }
 
   function undone(saga: Compensating): Transition {
@@ -325,8 +349,8 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
   function compensateNext(saga: Omit<Compensating, 'status' | 'backingOff'>): Transition {
     const [next] = saga.toUndo;
     if (next) return sendCompensation(saga, next);
-    const { current, steps, outcome, reason } = saga;
-    return stay({ status: 'COMPENSATED', current, steps, outcome, reason });
+    const { current, steps, generation, outcome, reason } = saga;
+    return stay({ status: 'COMPENSATED', current, steps, generation, outcome, reason });
   }
 
   /**
@@ -344,7 +368,7 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
       })
       .map(({ name }) => name)
       .reverse();
-    return compensateNext({ current: failed, steps: saga.steps, toUndo, outcome, reason });
+    return compensateNext({ current: failed, steps: saga.steps, generation: saga.generation, toUndo, outcome, reason });
   }
 
   function refused(saga: Running, reason: string): Transition {
@@ -405,7 +429,7 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
         return intervene(marked, `${step} ${cause} ${record.attempts} times`);
       default:
         return compensate(
-          { current: step, steps: withStep(marked, step, { status: 'FAILED' }) },
+          { current: step, steps: withStep(marked, step, { status: 'FAILED' }), generation: marked.generation },
           `${step} ${cause}`,
           'failed',
         );
@@ -420,12 +444,16 @@ export function sagaMachine(table: readonly StepDefinition[]): SagaMachine {
     return stay(stopped);
   }
 
-  /** A person asked to carry on: the interrupted step (or compensation) is sent again, its count restarted. */
+  /**
+   * A person asked to carry on: the interrupted step (or compensation) is sent again, its count
+   * restarted, in a new generation, so that answers to the sends before stay told apart.
+   */
   function resume(saga: Intervention): Transition {
     const interrupted = settle(saga);
     const restart: Partial<StepRecord> =
       interrupted.status === 'COMPENSATING' ? { compensationAttempts: 0 } : { attempts: 0 };
-    return resend({ ...interrupted, steps: withStep(interrupted, interrupted.current, restart) });
+    const steps = withStep(interrupted, interrupted.current, restart);
+    return resend({ ...interrupted, steps, generation: interrupted.generation + 1 });
   }
 
   function factsOf(before: Saga, after: Saga): ProgressFact[] {
