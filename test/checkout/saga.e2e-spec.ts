@@ -3,7 +3,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { OutboxPublisher } from '../../src/infra/outbox';
-import { AuthorizePaymentCommand } from '../../src/modules/billing/contracts';
+import { AuthorizePaymentCommand, CaptureDeclined } from '../../src/modules/billing/contracts';
 import { ORCHESTRATED } from '../../src/modules/checkout/contracts';
 import { SagasRepository, StaleSagaWriteError } from '../../src/modules/checkout/orchestration/sagas.repository';
 import { SagaRunner } from '../../src/modules/checkout/orchestration/saga.runner';
@@ -88,6 +88,7 @@ describe('The checkout saga', () => {
       intervention: expect.stringContaining('billing.void-authorization failed'),
       interruptedWhile: 'COMPENSATING',
       backingOff: false,
+      generation: 0,
       nextDeadline: null,
       version: expect.any(Number),
       createdAt: expect.stringMatching(/Z$/),
@@ -172,6 +173,83 @@ describe('The checkout saga', () => {
     const answers = await named('content.access-granted.v1');
     expect(answers.length).toBeGreaterThan(0);
     for (const send of answers) expect(sends.slice(1)).toContain(send);
+  });
+
+  it("when a capture from before an operator's retry is declined after it, then it is ignored and counted; the retried capture's refusal is honoured", async () => {
+    // A card whose capture is declined, and a capture that never answers until the fault is cleared.
+    app.get(Faults).set([{ point: 'step:billing.capture-payment', action: 'timeout-before' }]);
+    const user = await client.createUser();
+    const id = await client.start({
+      userId: user.id,
+      paymentMethod: 'pm_card_capture_declined',
+      mode: 'orchestration',
+    });
+    await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
+    const txHost = app.get(TransactionHost);
+    const sagas = app.get(SagasRepository);
+    const runner = app.get(SagaRunner);
+    const outOfTheSweepersReach = () =>
+      app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
+    // Its deadlines passed, one by one, until the pivot waits for a person.
+    await outOfTheSweepersReach();
+    for (let sends = 1; (await txHost.withTransaction(() => sagas.load(id)))!.saga.status !== 'INTERVENTION'; sends++) {
+      expect(sends).toBeLessThan(20);
+      await txHost.withTransaction(() => runner.handle(id, { type: 'deadline' }));
+      await outOfTheSweepersReach();
+    }
+    const lastSendBefore = (await txHost.withTransaction(() => sagas.load(id)))!.saga.steps['billing.capture-payment']
+      .attempts;
+    expect(lastSendBefore).toBeGreaterThan(1);
+
+    const retried = await client.admin(app.http().post(`/admin/sagas/${id}/retry`)).expect(200);
+    expect(retried.body).toMatchObject({ state: 'RUNNING', currentStep: 'billing.capture-payment' });
+    await outOfTheSweepersReach();
+    const staleBefore = await metricValue(app, 'saga_stale_answers_total', { answer: 'refused' });
+
+    // The last capture before the retry is declined, and the answer comes only now.
+    const late = await txHost.withTransaction(() =>
+      app.get(OutboxPublisher).publish(
+        CaptureDeclined,
+        { checkoutId: id, reason: 'capture-declined' },
+        {
+          aggregateId: id,
+          headers: { ...ORCHESTRATED, 'step-attempt': String(lastSendBefore), 'step-generation': '0' },
+        },
+      ),
+    );
+    await eventually(async () =>
+      expect(
+        await app.database.query(
+          `SELECT 1 FROM outbox.inbox WHERE message_id = $1 AND consumer = 'checkout.orchestrate'`,
+          [late],
+        ),
+      ).toHaveLength(1),
+    );
+
+    const { saga } = (await txHost.withTransaction(() => sagas.load(id)))!;
+    expect(saga).toMatchObject({ status: 'RUNNING', current: 'billing.capture-payment', generation: 1 });
+    expect(await client.get(id)).toMatchObject({ status: 'PENDING', step: 'billing.capture-payment' });
+    expect(await metricValue(app, 'saga_stale_answers_total', { answer: 'refused' })).toBe(staleBefore + 1);
+
+    // The retried capture, once it reaches the gateway, is declined: that refusal is the current one's.
+    app.get(Faults).clear();
+    await app.database.query(`UPDATE checkout.sagas SET next_deadline = clock_timestamp() WHERE id = $1`, [id]);
+    expect(await client.until(id, FINAL)).toMatchObject({ status: 'FAILED', failureReason: 'capture-declined' });
+    await quiet(app);
+    expect(await client.leftTheSystem(id)).toEqual(LEFT.undone);
+    expect(await noAccess(id)).toBe(true);
+    const generations = await app.database.query<{ type: string; generation: string }>(
+      `SELECT type, headers->>'step-generation' AS generation FROM outbox.messages
+        WHERE aggregate_id = $1 AND type IN ('billing.capture-payment.v1', 'billing.capture-declined.v1')
+        ORDER BY created_at`,
+      [id],
+    );
+    const declined = generations.filter((m) => m.type === 'billing.capture-declined.v1');
+    expect(declined.map((m) => m.generation)).toEqual(['0', '1']);
+    const captures = generations.filter((m) => m.type === 'billing.capture-payment.v1').map((m) => m.generation);
+    expect(captures.slice(0, lastSendBefore)).toEqual(Array(lastSendBefore).fill('0'));
+    expect(captures.slice(lastSendBefore)).toEqual(expect.arrayContaining(['1']));
+    expect(new Set(captures.slice(lastSendBefore))).toEqual(new Set(['1']));
   });
 
   it('when an action arrives after its compensation (a tombstone), then it is refused and changes nothing', async () => {
