@@ -15,7 +15,7 @@ import {
   startCheckout,
 } from '../support/scenarios';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
-import { TestDatabase } from '../support/test-database';
+import { TEST_DATABASE_SESSIONS, TestDatabase } from '../support/test-database';
 
 const STEPS = [
   'identity.verify-user',
@@ -133,9 +133,13 @@ describe('A process killed at any line', () => {
       const exit = await app.exitCode(120_000).catch((error: Error) => {
         throw new Error(`no crash at ${point}: ${error.message}`);
       });
+      // On the database's clock, as the rows' commit times are.
+      const [{ exitSeenAt }] = await this.database.query<{ exitSeenAt: string }>(
+        `SELECT clock_timestamp()::text AS "exitSeenAt"`,
+      );
       expect(exit).toBeNull(); // killed by a signal, not exited
       expect(app.output.join('\n')).toContain(`Injected crash at ${point}:`);
-      if (logical && point.startsWith('relay.')) await this.expectTheBatchHeldBySlot(point);
+      if (logical && point.startsWith('relay.')) await this.expectTheBatchHeldBySlot(point, exitSeenAt);
       this.crashed.push(point);
     }
 
@@ -144,50 +148,77 @@ describe('A process killed at any line', () => {
      * confirmation comes after the push and the mark's commit. Killed after the push and before the
      * mark's commit, the batch is unpublished; killed before the confirmation, its rows are the last
      * marked. Every unpublished row, and the last one marked, must still be in the slot.
+     *
+     * In this order: the rows first, then the slot once the dead app's sessions have all ended. A
+     * session of the dead app can still commit what its client wrote before the kill (a checkout's
+     * insert and its COMMIT, sent together) after its replication session has let the slot go: a row
+     * committed after the slot was looked into is not in what it showed, and was not the relay's to
+     * have. Each row says when it committed (track_commit_timestamp, on the lane's cluster).
      */
-    async expectTheBatchHeldBySlot(point: string): Promise<void> {
-      const held = await this.heldBySlot();
-      const unpublished = await this.database.query<{ id: string }>(
-        `SELECT id FROM outbox.messages WHERE published_at IS NULL`,
+    async expectTheBatchHeldBySlot(point: string, exitSeenAt: string): Promise<void> {
+      const unpublished = await this.database.query<{ id: string; committed: string }>(
+        `SELECT id, pg_xact_commit_timestamp(xmin)::text AS committed FROM outbox.messages WHERE published_at IS NULL`,
       );
-      expect(unpublished.filter(({ id }) => !held.has(id))).toEqual([]);
+      const [last] = await this.database.query<{ id: string }>(
+        `SELECT id FROM outbox.messages WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1`,
+      );
+      await this.untilTheDeadAppsSessionsEnd();
+      const { held, at } = await this.heldBySlot();
+      const missing = unpublished.filter(({ id }) => !held.has(id));
+      expect(missing.map((row) => ({ ...row, exitSeenAt, slotReadAt: at }))).toEqual([]);
       if (point === 'relay.before-confirm') {
-        const [last] = await this.database.query<{ id: string }>(
-          `SELECT id FROM outbox.messages WHERE published_at IS NOT NULL ORDER BY published_at DESC LIMIT 1`,
-        );
         expect({ last: last.id, held: held.has(last.id) }).toEqual({ last: last.id, held: true });
       }
     }
 
-    /** The ids of the outbox rows the slot would send again: looked into once the dead reader's session is gone. */
-    private async heldBySlot(): Promise<Set<string>> {
+    /** Every session the killed app had on the database (its replication session among them) has ended. */
+    private async untilTheDeadAppsSessionsEnd(): Promise<void> {
+      await eventually(
+        async () => {
+          const left = await this.database.query<{ application_name: string }>(
+            `SELECT application_name FROM pg_stat_activity
+              WHERE datname = current_database() AND backend_type IN ('client backend', 'walsender')
+                AND application_name <> $1`,
+            [TEST_DATABASE_SESSIONS],
+          );
+          expect(left).toEqual([]);
+        },
+        { timeoutMs: 15_000, what: "the dead app's sessions to end" },
+      );
+    }
+
+    /** The ids of the outbox rows the slot would send again, and when it was looked into. */
+    private async heldBySlot(): Promise<{ held: Set<string>; at: string }> {
       const slot = slotNameFor(undefined, this.database.url);
-      const changes = await eventually(
-        () =>
-          this.database.query<{ data: Buffer }>(
-            `SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL,
-               'proto_version', '1', 'publication_names', $2)`,
-            [slot, PUBLICATION],
-          ),
-        { timeoutMs: 15_000, what: 'the slot to be free' },
+      const [{ at }] = await this.database.query<{ at: string }>(`SELECT clock_timestamp()::text AS at`);
+      const changes = await this.database.query<{ data: Buffer }>(
+        `SELECT data FROM pg_logical_slot_peek_binary_changes($1, NULL, NULL,
+           'proto_version', '1', 'publication_names', $2)`,
+        [slot, PUBLICATION],
       );
       const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] });
       const ids = changes
         .map(({ data }) => plugin.parse(data))
         .flatMap((message) => (message.tag === 'insert' ? [String(message.new.id)] : []));
-      return new Set(ids);
+      return { held: new Set(ids), at };
     }
 
-    /** The slot is read, past the reader's first claim: a crash in the relay is then the stream's. */
+    /**
+     * The slot is read by a replication session, past the reader's first claim: a crash in the relay
+     * is then the stream's. Not only active: the slot is active too while the first reader creates
+     * it, before its claim of the rows written before the slot was consistent (which the slot never
+     * has), and a crash armed then would fire in that claim.
+     */
     async untilTheSlotIsRead(): Promise<void> {
       const slot = slotNameFor(undefined, this.database.url);
       await eventually(
         async () => {
-          const active = await this.database.query(
-            `SELECT 1 FROM pg_replication_slots WHERE slot_name = $1 AND active`,
+          const streaming = await this.database.query(
+            `SELECT 1 FROM pg_replication_slots s JOIN pg_stat_activity a ON a.pid = s.active_pid
+              WHERE s.slot_name = $1 AND a.backend_type = 'walsender'`,
             [slot],
           );
-          expect(active).toHaveLength(1);
+          expect(streaming).toHaveLength(1);
         },
         { timeoutMs: 60_000, what: 'the slot to be read' },
       );

@@ -22,10 +22,10 @@ export function freePort(): Promise<number> {
  * The app as its own operating-system process, the way it runs in production: for what only a
  * process shows (refusing to start, exit codes, signals, being killed). By default it runs the
  * TypeScript sources through @swc-node/register, not the compiled tree the exercises' apps run
- * (test/support/compiled.ts): run from the tree, which boots with a fifth less CPU, the logical
- * relay's crash lane (crash.e2e-spec.ts) found unpublished rows missing from the slot after a kill
- * in three runs of five, where the hook's build passed beside it; the cause is not known yet.
- * `command` runs something else, such as `npm start`.
+ * (test/support/compiled.ts). The logical crash lane's red runs from the tree (unpublished rows
+ * missing from the slot after a kill) were the test's, not the tree's: it armed its crash while the
+ * first reader was still creating its slot (crash.e2e-spec.ts, untilTheSlotIsRead). `command` runs
+ * something else, such as `npm start`.
  */
 export class AppProcess {
   readonly output: string[] = [];

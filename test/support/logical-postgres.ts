@@ -33,6 +33,9 @@ export class LogicalPostgres {
         full_page_writes: 'off',
         shared_buffers: '32MB',
         max_connections: String(maxConnections),
+        // When each transaction committed (pg_xact_commit_timestamp): the crash lane's check reads
+        // it to tell a row committed after a kill from one the relay lost.
+        track_commit_timestamp: 'on',
       });
       await asPostgres('pg_ctl', ['-D', server.dataDir, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
       return logical;

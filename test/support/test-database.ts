@@ -64,6 +64,9 @@ async function dropReplicationSlots(client: Client, database: string): Promise<v
 
 let created = 0;
 
+/** The application_name of a TestDatabase's own sessions: a test tells the app's sessions from them by it. */
+export const TEST_DATABASE_SESSIONS = 'test-database';
+
 /**
  * A database of its own for one test file (or one app), copied from the migrated template that
  * the global setup made: no test sees another's rows, and copying takes milliseconds.
@@ -81,7 +84,7 @@ export class TestDatabase {
   ) {
     this.owned = url === undefined;
     this.url = url ?? withDatabaseName(TEST_DATABASE_URL, name);
-    this.pool = new Pool({ connectionString: this.url, max: 4 });
+    this.pool = new Pool({ connectionString: this.url, max: 4, application_name: TEST_DATABASE_SESSIONS });
     // An idle connection ended from outside (the drop's FORCE, a test that cuts connections) is
     // not the test's failure; the next query opens another.
     this.pool.on('error', () => undefined);

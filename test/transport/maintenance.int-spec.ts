@@ -4,6 +4,7 @@ import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
 import { eventually } from '../support/eventually';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { logs, TestApp } from '../support/test-app';
+import { TEST_DATABASE_SESSIONS } from '../support/test-database';
 
 describe('Housekeeping and lost Postgres connections', () => {
   let app: TestApp;
@@ -96,7 +97,8 @@ describe('Housekeeping and lost Postgres connections', () => {
     await app.database.query(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
         WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name <> ''
-          AND application_name NOT LIKE 'pg%'`,
+          AND application_name NOT LIKE 'pg%' AND application_name <> $1`,
+      [TEST_DATABASE_SESSIONS],
     );
     const after = Array.from({ length: 5 }, () => randomUUID());
     for (const entryId of after) {
