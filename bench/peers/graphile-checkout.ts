@@ -93,12 +93,17 @@ export class GraphileCheckouts extends PeerEngine implements OnApplicationBootst
     const { concurrency, maxPoolSize, localQueueSize, completeJobBatchDelay } = settings();
     const events = new EventEmitter() as WorkerEvents;
     const holders: string[] = [];
+    // A job may be locked before its holder is recorded (the pool fetches as soon as it exists),
+    // but no step runs before: a death in a step always leaves locks the next run releases.
+    let holdersRecorded!: () => void;
+    const recorded = new Promise<void>((resolve) => (holdersRecorded = resolve));
     events.on('pool:create', ({ workerPool }) => holders.push(workerPool.id));
     events.on('worker:create', ({ worker }) => holders.push(worker.workerId));
     const taskList: TaskList = Object.fromEntries(
       STEPS.map((step) => [
         step,
         async (payload: unknown) => {
+          await recorded;
           const { checkout, reason } = payload as StepJob;
           await this.steps.run(checkout, step, reason, (next) => this.enqueue(checkout, next));
         },
@@ -114,11 +119,12 @@ export class GraphileCheckouts extends PeerEngine implements OnApplicationBootst
       taskList,
       preset: { worker: { localQueue: { size: localQueueSize }, completeJobBatchDelay } },
     });
-    // Written as soon as they are known: a crash before this line has locked next to nothing yet.
+    // Written as soon as they are known, before any step runs.
     await this.pool.query(
       `INSERT INTO peer_graphile.lock_holders (instance, worker_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
       [this.instance, holders],
     );
+    holdersRecorded();
     this.logger.log(`graphile-worker runs: ${JSON.stringify(settings())}`);
   }
 
