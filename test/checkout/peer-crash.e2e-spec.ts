@@ -123,19 +123,25 @@ class Lane {
     this.kills.push(point);
   }
 
-  /** The checkouts still PENDING, and what the peer still holds: DBOS workflows or graphile-worker jobs not done. */
-  async inFlight(): Promise<{ pending: number; engine: number }> {
+  /**
+   * The checkouts still PENDING, and what the peer still holds: DBOS workflows or graphile-worker
+   * jobs not done, each described (a failure names what it waits for).
+   */
+  async inFlight(): Promise<{ pending: number; engine: string[] }> {
     const ids = this.checkouts.map((checkout) => checkout.id);
     const [{ pending }] = await this.database.query<{ pending: number }>(
       `SELECT count(*)::int AS pending FROM checkout.checkouts WHERE id = ANY($1) AND status = 'PENDING'`,
       [ids],
     );
-    const [{ engine }] = await this.database.query<{ engine: number }>(
+    const engine = await this.database.query<{ held: string }>(
       this.peer === 'dbos'
-        ? `SELECT count(*)::int AS engine FROM dbos.workflow_status WHERE status NOT IN ('SUCCESS', 'ERROR', 'CANCELLED')`
-        : `SELECT count(*)::int AS engine FROM graphile_worker.jobs`,
+        ? `SELECT concat_ws(' ', name, status, workflow_uuid) AS held
+             FROM dbos.workflow_status WHERE status NOT IN ('SUCCESS', 'ERROR', 'CANCELLED')`
+        : `SELECT concat_ws(' ', key, 'attempts', attempts, 'locked by', coalesce(locked_by, '-'),
+                   'runs in', round(extract(epoch FROM run_at - now())) || ' s', last_error) AS held
+             FROM graphile_worker.jobs`,
     );
-    return { pending, engine };
+    return { pending, engine: engine.map((row) => row.held) };
   }
 
   /** Kills the process now (a test that looks at what it left). */
@@ -178,7 +184,7 @@ describe('A peer checkout whose process is killed', () => {
       expect(lane.kills).toEqual(POINTS[peer]);
 
       const client = await lane.boot();
-      await eventually(async () => expect(await lane.inFlight()).toEqual({ pending: 0, engine: 0 }), {
+      await eventually(async () => expect(await lane.inFlight()).toEqual({ pending: 0, engine: [] }), {
         timeoutMs: 90_000,
         intervalMs: 250,
         what: 'every checkout to end and the engine to be idle',
@@ -246,7 +252,7 @@ describe('A peer checkout whose process is killed', () => {
 
     // The dead process's own instance releases its locks at start, and the checkout ends.
     await lane.boot('lane');
-    await eventually(async () => expect(await lane.inFlight()).toEqual({ pending: 0, engine: 0 }), {
+    await eventually(async () => expect(await lane.inFlight()).toEqual({ pending: 0, engine: [] }), {
       timeoutMs: 60_000,
       what: 'the checkout to end once the locks are released',
     });
