@@ -125,7 +125,10 @@ class Lane {
 
   /**
    * The checkouts still PENDING, and what the peer still holds: DBOS workflows or graphile-worker
-   * jobs not done, each described (a failure names what it waits for).
+   * jobs not done, each described (a failure names what it waits for). Not held: a graphile-worker
+   * job that a newer one of its key replaced while it was locked (add_job clears the old one's key
+   * and spends its attempts, so that it never runs again) and whose process then died; once its
+   * lock is released it stays, retired, with no error.
    */
   async inFlight(): Promise<{ pending: number; engine: string[] }> {
     const ids = this.checkouts.map((checkout) => checkout.id);
@@ -137,9 +140,10 @@ class Lane {
       this.peer === 'dbos'
         ? `SELECT concat_ws(' ', name, status, workflow_uuid) AS held
              FROM dbos.workflow_status WHERE status NOT IN ('SUCCESS', 'ERROR', 'CANCELLED')`
-        : `SELECT concat_ws(' ', key, 'attempts', attempts, 'locked by', coalesce(locked_by, '-'),
-                   'runs in', round(extract(epoch FROM run_at - now())) || ' s', last_error) AS held
-             FROM graphile_worker.jobs`,
+        : `SELECT concat_ws(' ', task_identifier, coalesce(key, '(no key)'), 'attempts', attempts, 'locked by',
+                   coalesce(locked_by, '-'), 'runs in', round(extract(epoch FROM run_at - now())) || ' s', last_error) AS held
+             FROM graphile_worker.jobs
+            WHERE NOT (key IS NULL AND attempts >= max_attempts AND last_error IS NULL)`,
     );
     return { pending, engine: engine.map((row) => row.held) };
   }
