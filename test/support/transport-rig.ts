@@ -142,7 +142,15 @@ export class TransportRig {
     this.lease = new ProcessLease(dataSource, this.config);
     this.commits = new OutboxCommits(dataSource, connector);
     new RelaySignal(dataSource, this.commits, this.relay, this.config);
-    this.localRoutes = new LocalRoutes(this.catalog, this.subscriptions, roles, this.lease, connector, this.config);
+    this.localRoutes = new LocalRoutes(
+      dataSource,
+      this.catalog,
+      this.subscriptions,
+      roles,
+      this.lease,
+      connector,
+      this.config,
+    );
     this.publisher = new OutboxPublisher(this.txHost, this.cls, this.commits, this.localRoutes);
     this.deliveryLog = new DeliveryLog(dataSource, this.txHost, this.cls, this.publisher);
     this.runs = new DeliveryRuns(dataSource, this.txHost, this.deliveryLog, this.lease, this.config);

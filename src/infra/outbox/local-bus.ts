@@ -23,9 +23,10 @@ const DRAIN_AT_MOST_MS = 10_000;
  * LocalRoutes), and handed to its consumers right after the commit, through the same inbox as a job's
  * delivery, with no Redis in between. The outbox row stays the durable record: a process that dies
  * before every consumer's inbox row commits leaves a claim that the sweep takes over once the
- * process's lease runs out (RedeliverySweeper). A delivery that fails goes on through the queues
- * from its second attempt (attempts, backoff, dead letters as for any job); one that meets an
- * outage of Postgres goes there unspent. At most OUTBOX_LOCAL_IN_FLIGHT deliveries run here at
+ * process's lease runs out (RedeliverySweeper); while the process lives, the sweep leaves the claim
+ * alone. A delivery that fails goes on through the queues from its second attempt (attempts,
+ * backoff, dead letters as for any job); one that meets an outage of Postgres goes there unspent;
+ * either way the claim is given back once the message's deliveries here have ended. At most OUTBOX_LOCAL_IN_FLIGHT deliveries run here at
  * once; above that, messages go through the queues.
  */
 @Injectable()
@@ -60,14 +61,26 @@ export class LocalBus implements BeforeApplicationShutdown {
   private handOver(messages: ClaimedMessage[]): void {
     const handed = this.hooks.handingOver(messages);
     this.cls.run({ ifNested: 'override' }, () => {
-      for (const message of handed) {
-        for (const subscription of message.subscriptions) void this.deliver(message, subscription);
-      }
+      for (const message of handed) void this.deliverAll(message);
     });
   }
 
-  private async deliver(claimed: ClaimedMessage, subscription: Subscription): Promise<void> {
-    const ended = this.routes.began();
+  /**
+   * A message's deliveries, each in flight until all have ended and the claim is settled: kept
+   * when every one ended here, given back when one went on through the queues.
+   */
+  private async deliverAll(message: ClaimedMessage): Promise<void> {
+    const ends = message.subscriptions.map(() => this.routes.began());
+    try {
+      const settled = await Promise.all(message.subscriptions.map((each) => this.deliver(message, each)));
+      if (!settled.every(Boolean)) await this.routes.giveBack(message.id);
+    } finally {
+      for (const ended of ends) ended();
+    }
+  }
+
+  /** Whether the delivery ended here (handled, a duplicate, or dead-lettered), not through the queues. */
+  private async deliver(claimed: ClaimedMessage, subscription: Subscription): Promise<boolean> {
     const startedAt = Date.now();
     const named = { id: claimed.id, consumer: subscription.consumer };
     const trace = traceProcess({ ...named, attempt: 1, trace: traceContextOf(claimed.headers) }, subscription.queue);
@@ -92,13 +105,14 @@ export class LocalBus implements BeforeApplicationShutdown {
       if (handled === 'duplicate') await this.failures.noteDuplicate(named, 1);
       // Not what the routes said: the queues' consumer knows what other versions take.
       if (handled === 'unrouted') await this.failures.goOnQueued(subscription.queue, named, 0, claimed.type);
+      return handled !== 'unrouted';
     } catch (error) {
       failure = error;
       outcome = await this.failed(claimed, subscription, error, message);
+      return outcome === 'dead';
     } finally {
       this.metrics.observeHandled(subscription.consumer, outcome, startedAt, claimed.createdAt);
       trace.end(outcome, failure);
-      ended();
     }
   }
 
@@ -119,7 +133,7 @@ export class LocalBus implements BeforeApplicationShutdown {
       if (outcome === 'retried') await this.failures.goOnQueued(subscription.queue, named, 1, claimed.type);
       return outcome;
     } catch (unrecorded) {
-      // Not even the failure could be recorded: the sweep takes the delivery over.
+      // Not even the failure could be recorded: its claim given back, the sweep takes it over.
       this.logger.warn(`${subscription.consumer} on message ${claimed.id}: ${describeError(unrecorded)}`);
       return 'postponed';
     }

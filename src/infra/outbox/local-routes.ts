@@ -1,5 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
+import { describeError } from '../errors';
 import { AppRoles } from '../roles/app-roles';
 import { ConsumerCatalog, type Route, routesOf } from './consumer-catalog';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
@@ -10,6 +13,9 @@ import { type Subscription, Subscriptions } from './subscriptions';
 const REFRESH_MS = 1_000;
 /** Routes older than this (Postgres out of reach) claim nothing: messages go through the queues. */
 const STALE_MS = 5_000;
+/** The first pause before a claim is given back again while Postgres is out of reach; it doubles up to the cap. */
+const GIVE_BACK_FIRST_MS = 100;
+const GIVE_BACK_CAP_MS = 2_000;
 
 /**
  * Which messages this process may deliver itself (OUTBOX_DELIVERY=local): those whose every
@@ -17,7 +23,8 @@ const STALE_MS = 5_000;
  * here, in a role this process has, with the same queue. One consumer elsewhere (a role on other
  * hosts, a version that takes the type and this one does not), and the message goes through the
  * queues as before. While it may claim, the process holds its lease: what it claimed and did not
- * deliver, because it died, is the sweep's once the lease runs out.
+ * deliver, because it died, is the sweep's once the lease runs out. A claim whose delivery went on
+ * through the queues is given back, so that the sweep covers it as any other message.
  */
 @Injectable()
 export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -28,8 +35,11 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
   /** When each local delivery in flight in this process started. */
   private readonly inFlight = new Map<symbol, number>();
   private drained?: () => void;
+  private shutDown = false;
+  private readonly logger = new Logger('LocalRoutes');
 
   constructor(
+    private readonly dataSource: DataSource,
     private readonly catalog: ConsumerCatalog,
     private readonly subscriptions: Subscriptions,
     private readonly roles: AppRoles,
@@ -58,6 +68,7 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationShutdown(): void {
+    this.shutDown = true;
     this.stop();
   }
 
@@ -79,6 +90,29 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
     const here = this.subscriptions.of(type, headers).filter((subscription) => this.roles.has(subscription.role));
     const mine = routes.map((route) => here.find((s) => s.consumer === route.consumer && s.queue === route.queue));
     return mine.every((subscription) => subscription !== undefined) ? mine : undefined;
+  }
+
+  /**
+   * Gives a message's claim back, once its deliveries here ended and one of them went on through
+   * the queues (or should have): the sweep then covers it as any other message. Waits for Postgres
+   * as long as the process runs; a process that stops first leaves the claim to its lease.
+   */
+  async giveBack(messageId: string): Promise<void> {
+    for (let pauseMs = GIVE_BACK_FIRST_MS; !this.shutDown; pauseMs = Math.min(pauseMs * 2, GIVE_BACK_CAP_MS)) {
+      try {
+        await this.dataSource.query(`UPDATE outbox.messages SET claimed_by = NULL WHERE id = $1 AND claimed_by = $2`, [
+          messageId,
+          this.processId,
+        ]);
+        return;
+      } catch (error) {
+        if (pauseMs === GIVE_BACK_FIRST_MS)
+          this.logger.warn(
+            `Message ${messageId}: its claim waits for Postgres to be given back (${describeError(error)})`,
+          );
+        await sleep(pauseMs);
+      }
+    }
   }
 
   /** A local delivery began; the returned function says it ended. */

@@ -26,8 +26,8 @@ interface Cursor {
 
 /**
  * Redis is not the durable copy, nor is a process. A message that the local bus of a process
- * claimed (ADR 0096) is taken over as soon as that process is gone (unseen for its lease), before
- * the usual wait. A message counts as delivered only when every consumer of the
+ * claimed (ADR 0096) is left to that process while it lives, and taken over as soon as it is gone
+ * (unseen for its lease), before the usual wait. A message counts as delivered only when every consumer of the
  * catalog (of any running version) that takes it has an inbox row (or a dead letter); one that no
  * consumer takes is delivered the first time the sweep sees it. This sweep finds published messages that
  * are still undelivered after a while, pushes them again to the consumers that lack one (a job
@@ -62,8 +62,9 @@ export class RedeliverySweeper {
   private sweep(after: Cursor): Promise<Cursor | undefined> {
     return this.dataSource
       .transaction(async (tx) => {
-        const rows = await tx.query<Array<MessageRow & { published_at: Date; orphaned: boolean }>>(
-          `SELECT ${MESSAGE_COLUMNS}, published_at, ${ORPHANED} AS orphaned FROM outbox.messages
+        const rows = await tx.query<Array<MessageRow & { published_at: Date; claimed: boolean; orphaned: boolean }>>(
+          `SELECT ${MESSAGE_COLUMNS}, published_at, claimed_by IS NOT NULL AS claimed, ${ORPHANED} AS orphaned
+             FROM outbox.messages
           WHERE published_at IS NOT NULL AND delivered_at IS NULL
             AND (published_at < clock_timestamp() - make_interval(secs => $1) OR ${ORPHANED})
             AND (published_at, id) > ($2, $3)
@@ -85,11 +86,17 @@ export class RedeliverySweeper {
 
         const routes = await this.catalog.routes(tx);
         const delivered: string[] = [];
+        const takenOver: string[] = [];
         const missing = rows.flatMap((row): DeliveryToPush[] => {
           const lacking = routesOf(routes, row.type, row.headers).filter(
             ({ consumer }) => !done.has(`${row.id} ${consumer}`),
           );
           if (lacking.length === 0) delivered.push(row.id);
+          // A live process's claim is its own: its deliveries may still be running (a second run
+          // beside one would not see what the first did outside its transaction, such as an email's
+          // hand-over). It gives the claim back when one of them goes on through the queues.
+          if (row.claimed && !row.orphaned) return [];
+          if (row.orphaned && lacking.length > 0) takenOver.push(row.id);
           // The delivery's span continues the message's own trace. One that was in hand where its
           // process died runs alone, a suspect, as a job that stalled does (OutboxConsumer).
           return lacking.map(({ queue, consumer }) => ({
@@ -117,6 +124,9 @@ export class RedeliverySweeper {
         await tx.query(`UPDATE outbox.messages SET delivered_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [
           delivered,
         ]);
+        // Taken over: from now on the message is the queues', as any other.
+        if (takenOver.length > 0)
+          await tx.query(`UPDATE outbox.messages SET claimed_by = NULL WHERE id = ANY($1::uuid[])`, [takenOver]);
         const last = rows[rows.length - 1];
         return rows.length === SWEEP_BATCH ? { at: last.published_at, id: last.id } : undefined;
       })

@@ -159,6 +159,59 @@ describe('The local bus', () => {
     await eventually(() => expect(rig.localRoutes.figures().inFlight).toBe(0));
   });
 
+  it('when a local delivery is still running past the redelivery wait, then the sweep leaves it to its process, and each consumer runs it once', async () => {
+    let release!: () => void;
+    holding = new Promise<void>((resolve) => (release = resolve));
+    const [id] = await rig.publish(entry(7));
+    const { entryId } = (
+      await rig.query<{ payload: EntryPayload }>(`SELECT payload FROM outbox.messages WHERE id = $1`, [id])
+    )[0].payload;
+    await eventually(() => expect(rig.localRoutes.figures().inFlight).toBe(2));
+
+    // Overdue for the sweep, as a delivery held up (an email's record waiting for Postgres) would be.
+    await rig.query(`UPDATE outbox.messages SET published_at = published_at - interval '1 hour' WHERE id = $1`, [id]);
+    await rig.sweeper.sweepAll();
+    expect(await jobsInRedis()).toBe(0);
+
+    release();
+    holding = undefined;
+    await eventually(async () => expect(await effects(entryId)).toEqual(['unit.apply-entry', 'unit.audit-entry']));
+    await eventually(() => expect(rig.localRoutes.figures().inFlight).toBe(0));
+    await rig.sweeper.sweepAll();
+    expect(
+      await rig.query(`SELECT delivered_at IS NOT NULL AS delivered FROM outbox.messages WHERE id = $1`, [id]),
+    ).toEqual([{ delivered: true }]);
+    expect(
+      calls
+        .filter((call) => call.entryId === entryId)
+        .map((call) => call.consumer)
+        .sort(),
+    ).toEqual(['unit.apply-entry', 'unit.audit-entry']);
+    expect(await jobsInRedis()).toBe(0);
+  });
+
+  it('when a local delivery fails and Redis does not take it, then the claim is given back and the sweep sends it on', async () => {
+    const push = jest.spyOn(rig.queues, 'push').mockRejectedValueOnce(new Error('Redis is out of reach'));
+    try {
+      const [id] = await rig.publish(entry(13));
+      await eventually(async () => expect(await stateOf(id)).toEqual({ published: true, claimed: null }), {
+        what: 'the claim given back',
+      });
+      expect(push).toHaveBeenCalled();
+      await rig.query(`UPDATE outbox.messages SET published_at = published_at - interval '1 hour' WHERE id = $1`, [id]);
+      await rig.sweeper.sweepAll();
+      await eventually(
+        async () =>
+          expect(
+            await rig.query(`SELECT consumer FROM outbox.dead_letters WHERE message_id = $1 ORDER BY consumer`, [id]),
+          ).toEqual([{ consumer: 'unit.apply-entry' }, { consumer: 'unit.audit-entry' }]),
+        { what: 'both deliveries going on through the queues to their dead letters' },
+      );
+    } finally {
+      push.mockRestore();
+    }
+  });
+
   it('when the process dies after its commit, before the hand-over, then the sweep leaves its claim while it lives and takes it over once its lease ran out', async () => {
     hooks.dying = true;
     const [id] = await rig.publish(entry());
