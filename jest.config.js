@@ -60,6 +60,8 @@ const LOCAL_LANE = [
   // held up by the cut to its process, rather than running it a second time beside it.
   'checkout/email-across-cuts.e2e-spec.ts',
   'transport/crashing-handler.int-spec.ts',
+  // The points of the crash matrix that depend on the delivery (crash.e2e-spec.ts).
+  'checkout/crash.e2e-spec.ts',
 ];
 
 /** @type {import('jest').Config} */

@@ -1,4 +1,5 @@
 import { PgoutputPlugin } from 'pg-logical-replication';
+import { DEFAULT_DELIVERY, type DeliveryKind } from '../../src/infra/outbox/outbox.config';
 import { PUBLICATION, slotNameFor } from '../../src/infra/outbox/replication-slot';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
@@ -31,16 +32,32 @@ const CAPTURING_CONSUMER: Record<Mode, string> = {
   orchestration: 'billing.capture-payment-command',
 };
 
+/** The other lanes' setting of OUTBOX_DELIVERY (jest.config.js); unset, the app's default. */
+const delivery = process.env.TEST_OUTBOX_DELIVERY ?? DEFAULT_DELIVERY;
+/**
+ * Where a committed message leaves its process: through the queues, the relay between its push and
+ * its mark; through the local bus, between the commit and the hand-over to the consumers (ADR 0096).
+ */
+const LEAVING: Record<DeliveryKind, string> = { queue: 'relay.after-push', local: 'bus.hand-over' };
+
 /**
  * Every crash point, in the order a checkout reaches them: before a step's work (before the
  * gateway call, the email), after its effect and before our commit, after our commit and before
- * the answer leaves; the relay between push and mark; a consumer between its handler and the
- * inbox commit.
+ * the answer leaves (after the inbox commit); where a message leaves its process; a consumer
+ * between its handler and the inbox commit.
  */
 const crashPoints = (mode: Mode): string[] => [
   ...STEPS.flatMap((step) => [`step:${step}`, `step:${step}:after-effect`, `step:${step}:after-commit`]),
-  'relay.after-push',
+  LEAVING[delivery as DeliveryKind],
   `consumer:${CAPTURING_CONSUMER[mode]}:before-commit`,
+];
+
+/** The points whose outcome depends on the way a message goes between modules: after its commit, in its delivery, after its inbox commit. */
+const deliveryPoints = (mode: Mode): string[] => [
+  LEAVING[delivery as DeliveryKind],
+  `consumer:${CAPTURING_CONSUMER[mode]}:before-commit`,
+  'step:billing.capture-payment:after-commit',
+  'step:notifications.send-welcome-email:after-effect',
 ];
 
 const settings = {
@@ -75,6 +92,8 @@ const settings = {
 describe('A process killed at any line', () => {
   const lanes: Lane[] = [];
   const logical = process.env.TEST_OUTBOX_RELAY === 'logical';
+  // Jest's project that runs the transport's files with the other setting of OUTBOX_DELIVERY.
+  const otherDelivery = !logical && process.env.TEST_OUTBOX_DELIVERY !== undefined;
 
   afterAll(async () => {
     await Promise.all(lanes.map((lane) => lane.close()));
@@ -239,13 +258,15 @@ describe('A process killed at any line', () => {
   // In the logical lane (jest.config.js), one lane per mode of the relay's points only: the logical
   // relay's own between its push and its confirmation to the slot too. The steps' and the
   // consumer's points do not depend on the relay, and their twenty restarts a mode are the polling
-  // lane's to pay.
+  // lane's to pay. In the lane of the other delivery, one lane per mode of the points that depend
+  // on it.
   const cases = MODES.flatMap((mode): Array<readonly [Mode, string, string[]]> => {
     const points = crashPoints(mode);
-    const [relay, consumer] = points.slice(-2);
-    if (logical) return [[mode, 'the logical relay', chosen([relay, 'relay.before-confirm'])]];
+    const [leaving, consumer] = points.slice(-2);
+    if (logical) return [[mode, 'the logical relay', chosen(['relay.after-push', 'relay.before-confirm'])]];
+    if (otherDelivery) return [[mode, `the ${delivery} delivery's points`, chosen(deliveryPoints(mode))]];
     return [
-      [mode, 'up to the grant, and the relay', chosen([...points.slice(0, 9), relay])],
+      [mode, 'up to the grant, and where a message leaves', chosen([...points.slice(0, 9), leaving])],
       [mode, 'from the capture on, and the capturing consumer', chosen([...points.slice(9, -2), consumer])],
     ];
   }).filter(([, , points]) => points.length > 0);

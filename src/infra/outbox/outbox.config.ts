@@ -13,10 +13,12 @@ export type RelayKind = (typeof RELAYS)[number];
  */
 export const DELIVERIES = ['local', 'queue'] as const;
 export type DeliveryKind = (typeof DELIVERIES)[number];
+export const DEFAULT_DELIVERY: DeliveryKind = 'queue';
 
 class OutboxEnv {
   /** local: the process that commits a message hands it to its consumers here; queue: always through Redis. */
-  @IsIn(DELIVERIES, { message: `must be one of ${DELIVERIES.join(', ')}` }) OUTBOX_DELIVERY: DeliveryKind = 'queue';
+  @IsIn(DELIVERIES, { message: `must be one of ${DELIVERIES.join(', ')}` }) OUTBOX_DELIVERY: DeliveryKind =
+    DEFAULT_DELIVERY;
   /** Local deliveries one process runs at once; above it, messages go through the queues. */
   @IsInt() @Min(1) @Max(10_000) OUTBOX_LOCAL_IN_FLIGHT: number = 256;
   /** polling (claims unpublished rows) or logical (reads the inserts from a logical replication slot). */
