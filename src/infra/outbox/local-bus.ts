@@ -70,7 +70,7 @@ export class LocalBus implements BeforeApplicationShutdown {
    * when every one ended here, given back when one went on through the queues.
    */
   private async deliverAll(message: ClaimedMessage): Promise<void> {
-    const ends = message.subscriptions.map(() => this.routes.began());
+    const ends = message.subscriptions.map(() => this.routes.began(message.id));
     try {
       const settled = await Promise.all(message.subscriptions.map((each) => this.deliver(message, each)));
       if (!settled.every(Boolean)) await this.routes.giveBack(message.id);

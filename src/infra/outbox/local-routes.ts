@@ -24,7 +24,8 @@ const GIVE_BACK_CAP_MS = 2_000;
  * hosts, a version that takes the type and this one does not), and the message goes through the
  * queues as before. While it may claim, the process holds its lease: what it claimed and did not
  * deliver, because it died, is the sweep's once the lease runs out. A claim whose delivery went on
- * through the queues is given back, so that the sweep covers it as any other message.
+ * through the queues is given back, so that the sweep covers it as any other message, and so is
+ * one that the process does not have in hand (giveBackForgotten).
  */
 @Injectable()
 export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -33,7 +34,8 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
   private release?: () => void;
   private stopped = false;
   /** When each local delivery in flight in this process started. */
-  private readonly inFlight = new Map<symbol, number>();
+  private readonly inFlight = new Map<symbol, { messageId: string; at: number }>();
+  private forgotten?: NodeJS.Timeout;
   private drained?: () => void;
   private shutDown = false;
   private readonly logger = new Logger('LocalRoutes');
@@ -57,6 +59,11 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
       this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
       this.timer.unref();
       void this.refresh();
+      this.forgotten = setInterval(
+        () => void this.giveBackForgotten().catch(() => undefined),
+        this.config.sweepIntervalMs,
+      );
+      this.forgotten.unref();
     });
   }
 
@@ -64,6 +71,7 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.forgotten);
     this.release?.();
   }
 
@@ -115,10 +123,26 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** A local delivery began; the returned function says it ended. */
-  began(): () => void {
+  /**
+   * Gives back the claims this process holds and has not in hand: those of a transaction whose
+   * COMMIT answer was lost (the process took it as failed, yet it committed), or any other a
+   * delivery here never began. Only those published longer ago than twice the sweep's wait, by
+   * when the sweep has marked the delivered ones: what it gives back, the sweep then covers.
+   */
+  async giveBackForgotten(): Promise<void> {
+    const inHand = [...this.inFlight.values()].map((delivery) => delivery.messageId);
+    await this.dataSource.query(
+      `UPDATE outbox.messages SET claimed_by = NULL
+        WHERE claimed_by = $1 AND delivered_at IS NULL
+          AND published_at < clock_timestamp() - make_interval(secs => $2) AND id <> ALL($3::uuid[])`,
+      [this.processId, (2 * this.config.redeliverAfterMs) / 1_000, inHand],
+    );
+  }
+
+  /** A local delivery of a message began; the returned function says it ended. */
+  began(messageId: string): () => void {
     const key = Symbol();
-    this.inFlight.set(key, Date.now());
+    this.inFlight.set(key, { messageId, at: Date.now() });
     return () => {
       this.inFlight.delete(key);
       if (this.inFlight.size === 0) this.drained?.();
@@ -130,7 +154,7 @@ export class LocalRoutes implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.inFlight.size === 0) return { inFlight: 0, oldestAgeSeconds: 0 };
     return {
       inFlight: this.inFlight.size,
-      oldestAgeSeconds: (Date.now() - Math.min(...this.inFlight.values())) / 1_000,
+      oldestAgeSeconds: (Date.now() - Math.min(...[...this.inFlight.values()].map((delivery) => delivery.at))) / 1_000,
     };
   }
 

@@ -170,8 +170,10 @@ describe('The local bus', () => {
 
     // Overdue for the sweep, as a delivery held up (an email's record waiting for Postgres) would be.
     await rig.query(`UPDATE outbox.messages SET published_at = published_at - interval '1 hour' WHERE id = $1`, [id]);
+    await rig.localRoutes.giveBackForgotten();
     await rig.sweeper.sweepAll();
     expect(await jobsInRedis()).toBe(0);
+    expect((await stateOf(id)).claimed).toBe(rig.lease.processId);
 
     release();
     holding = undefined;
@@ -210,6 +212,26 @@ describe('The local bus', () => {
     } finally {
       push.mockRestore();
     }
+  });
+
+  it('when a claim is not in hand in its live process (a COMMIT whose answer was lost), then the process gives it back, and the sweep sends it on', async () => {
+    hooks.dying = true; // the process takes the transaction as failed: it hands nothing over
+    const [id] = await rig.publish(entry());
+    hooks.dying = false;
+    const { entryId } = (
+      await rig.query<{ payload: EntryPayload }>(`SELECT payload FROM outbox.messages WHERE id = $1`, [id])
+    )[0].payload;
+    await rig.localRoutes.giveBackForgotten();
+    expect(await stateOf(id)).toEqual({ published: true, claimed: rig.lease.processId });
+
+    // Older than twice the sweep's wait.
+    await rig.query(`UPDATE outbox.messages SET published_at = published_at - interval '1 hour' WHERE id = $1`, [id]);
+    await rig.localRoutes.giveBackForgotten();
+    expect(await stateOf(id)).toEqual({ published: true, claimed: null });
+    await rig.sweeper.sweepAll();
+    await eventually(async () => expect(await effects(entryId)).toEqual(['unit.apply-entry', 'unit.audit-entry']), {
+      what: 'the message handled through the queues',
+    });
   });
 
   it('when the process dies after its commit, before the hand-over, then the sweep leaves its claim while it lives and takes it over once its lease ran out', async () => {
