@@ -30,7 +30,8 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
     {
       provide: MailHandovers,
       inject: [databaseConfig.KEY],
-      useFactory: (config: DatabaseConfig) => new MailHandovers(config.url),
+      // Postgres itself: the sending transaction holds a pooler's server connection while it records.
+      useFactory: (config: DatabaseConfig) => new MailHandovers(config.directUrl),
     },
     {
       provide: MailTransport,

@@ -75,7 +75,9 @@ export class FakeCardGateway extends CardGateway implements OnApplicationShutdow
   constructor(@Inject(databaseConfig.KEY) config: DatabaseConfig) {
     super();
     const options: PoolConfig & AppPgClientConfig = {
-      connectionString: config.url,
+      // Postgres itself, not a pooler in front of it: the caller's transaction holds one of the
+      // pooler's server connections while it waits for this call.
+      connectionString: config.directUrl,
       max: 4,
       application_name: 'fake-card-gateway',
       Client: AppPgClient,
