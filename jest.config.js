@@ -40,13 +40,14 @@ const LOGICAL_LANE = [
 ];
 
 /**
- * The tests that run a second time with OUTBOX_DELIVERY=local (ADR 0096): those whose outcome
- * passes through deliveries between modules of one process, which the local bus then makes without
- * Redis. The files about the queue path itself (the relay's claim driven by hand, what a job
- * carries, replicas' relays, an old version's relay) stay on the default. docs/transport.md lists
- * them too.
+ * The tests that run a second time with OUTBOX_DELIVERY=queue (ADR 0096): those whose outcome
+ * passes through deliveries between modules of one process, which the default (the local bus)
+ * makes without Redis, and this lane through the relay and the queues. The files about the queue
+ * path itself (the relay's claim driven by hand, what a job carries, replicas' relays, an old
+ * version's relay, a trace through the relay's process) say `queue` in their own apps' settings
+ * (THROUGH_THE_QUEUES), and do not need the lane. docs/transport.md lists them too.
  */
-const LOCAL_LANE = [
+const QUEUE_LANE = [
   'transport/publishing.int-spec.ts',
   'transport/redis-loss.int-spec.ts',
   'transport/postgres-outage.int-spec.ts',
@@ -56,11 +57,9 @@ const LOCAL_LANE = [
   'checkout/idempotency.e2e-spec.ts',
   'checkout/dead-letters.e2e-spec.ts',
   'checkout/held-authorization.e2e-spec.ts',
-  // An email handed over as every Postgres connection is cut: the sweep leaves the local delivery
-  // held up by the cut to its process, rather than running it a second time beside it.
   'checkout/email-across-cuts.e2e-spec.ts',
   'transport/crashing-handler.int-spec.ts',
-  // The points of the crash matrix that depend on the delivery (crash.e2e-spec.ts).
+  // The points of the crash matrix that depend on the way a message goes (crash.e2e-spec.ts).
   'checkout/crash.e2e-spec.ts',
 ];
 
@@ -71,7 +70,7 @@ module.exports = {
   // Every file boots the whole app, and a worker keeps part of each file's modules: past ~600 MB
   // it is slow to exit at the end. Recycling a worker above this keeps memory and the end clean.
   workerIdleMemoryLimit: '400MB',
-  // Three projects share Jest's two workers in one run: `jest --selectProjects=polling` (or =logical, =local)
+  // Three projects share Jest's two workers in one run: `jest --selectProjects=polling` (or =logical, =queue)
   // runs one of them.
   projects: [
     {
@@ -103,11 +102,11 @@ module.exports = {
     },
     {
       ...shared,
-      displayName: 'local',
-      testMatch: LOCAL_LANE.map((file) => `<rootDir>/test/${file}`),
+      displayName: 'queue',
+      testMatch: QUEUE_LANE.map((file) => `<rootDir>/test/${file}`),
       // The polling project's setup finds the template it built; its teardown cleans up for both.
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      setupFiles: ['<rootDir>/test/support/local-lane-env.ts'],
+      setupFiles: ['<rootDir>/test/support/queue-lane-env.ts'],
     },
   ],
 };

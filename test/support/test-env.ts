@@ -27,6 +27,13 @@ export const TEST_APP_ENV: Record<string, string> = {
   ...(process.env.TEST_OUTBOX_DELIVERY ? { OUTBOX_DELIVERY: process.env.TEST_OUTBOX_DELIVERY } : {}),
 };
 
+/**
+ * For the files whose subject is the queue path itself (the relay driven by hand, what a job
+ * carries, replicas' relays, a trace through the relay's process): every message through the relay
+ * and the queues, whatever the default (ADR 0096).
+ */
+export const THROUGH_THE_QUEUES = { OUTBOX_DELIVERY: 'queue' } as const;
+
 /** Set by the global setup; names this run's databases and Redis keys. */
 export const runId = (): string => process.env.TEST_RUN_ID ?? 'local';
 

@@ -7,6 +7,7 @@ import { eventually } from '../support/eventually';
 import { EntryRecorded, fixtureSwitches, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { metricValue } from '../support/metrics';
 import { ADMIN_TOKEN, TestApp } from '../support/test-app';
+import { THROUGH_THE_QUEUES } from '../support/test-env';
 
 /**
  * The relay runs only when a test calls it, so that each test decides exactly when a batch is
@@ -42,7 +43,7 @@ describe('Delivery under faults', () => {
   beforeAll(async () => {
     app = await TestApp.start({
       imports: [LedgerFixtureModule],
-      env: { APP_ROLES: 'api,worker', OUTBOX_ATTEMPTS: '3', OUTBOX_BACKOFF_MS: '20' },
+      env: { ...THROUGH_THE_QUEUES, APP_ROLES: 'api,worker', OUTBOX_ATTEMPTS: '3', OUTBOX_BACKOFF_MS: '20' },
     });
   });
   afterEach(() => {

@@ -8,6 +8,7 @@ import { EntryApplied, EntryRecorded, Ledger, LedgerFixtureModule } from '../sup
 import { metricValue } from '../support/metrics';
 import { RedisServer } from '../support/redis-server';
 import { logs, TestApp } from '../support/test-app';
+import { THROUGH_THE_QUEUES } from '../support/test-env';
 
 /**
  * Redis carries ids, Postgres carries the truth. Whoever can write to the Redis (it is shared, or
@@ -60,7 +61,7 @@ describe('What a job carries, and what a worker believes of it', () => {
     monitoring.on('monitor', (_time: string, args: string[]) => sent.push(...args));
     app = await TestApp.start({
       imports: [LedgerFixtureModule],
-      env: { REDIS_URL: redis.url, APP_ROLES: 'api,worker,orchestrator' },
+      env: { ...THROUGH_THE_QUEUES, REDIS_URL: redis.url, APP_ROLES: 'api,worker,orchestrator' },
     });
   });
   beforeEach(() => {

@@ -10,6 +10,7 @@ import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
 import { eventually } from '../support/eventually';
 import { stillQueued } from '../support/queued-deliveries';
 import { TestApp } from '../support/test-app';
+import { THROUGH_THE_QUEUES } from '../support/test-env';
 
 class ParcelShippedPayload {
   @IsUUID() parcelId!: string;
@@ -64,7 +65,7 @@ describe('Durable handlers in the lesson form', () => {
   const relay = () => app.get(OutboxRelay).relayBatch();
 
   beforeAll(async () => {
-    app = await TestApp.start({ imports: [DepotModule], env: { APP_ROLES: 'api,worker' } });
+    app = await TestApp.start({ imports: [DepotModule], env: { ...THROUGH_THE_QUEUES, APP_ROLES: 'api,worker' } });
     await app.ready();
   });
   afterEach(() => app.get(Faults).clear());

@@ -6,6 +6,7 @@ import { metricValue } from '../support/metrics';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
+import { THROUGH_THE_QUEUES } from '../support/test-env';
 
 /** The (message, consumer) pairs the relays had to push: each message, to every consumer it is routed to. */
 async function routedPairs(app: TestApp): Promise<number> {
@@ -24,6 +25,7 @@ describe('Replicas sharing one database and one Redis', () => {
     database = await TestDatabase.create();
     const env = {
       ...QUIET_ENV,
+      ...THROUGH_THE_QUEUES,
       OUTBOX_RELAY_INTERVAL_MS: '50',
       OUTBOX_RELAY_BATCH_SIZE: '7',
       OUTBOX_WORKER_CONCURRENCY: '4',

@@ -16,6 +16,7 @@ import { stillQueued } from '../support/queued-deliveries';
 import { quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
 import { TestDatabase } from '../support/test-database';
+import { THROUGH_THE_QUEUES } from '../support/test-env';
 
 /**
  * A rolling deploy: the old version (the only relay and sweep, and workers) and the new one
@@ -27,7 +28,13 @@ describe('Two versions of the app at once', () => {
   let database: TestDatabase;
   let oldApp: TestApp;
   let newApp: TestApp;
-  const env = { OUTBOX_RELAY_INTERVAL_MS: '50', OUTBOX_REDELIVER_AFTER_MS: '500', OUTBOX_SWEEP_INTERVAL_MS: '100' };
+  // The old version's relay and sweep are the subject: every message goes their way.
+  const env = {
+    ...THROUGH_THE_QUEUES,
+    OUTBOX_RELAY_INTERVAL_MS: '50',
+    OUTBOX_REDELIVER_AFTER_MS: '500',
+    OUTBOX_SWEEP_INTERVAL_MS: '100',
+  };
   // A job that old workers take is left for a second, then taken again by whichever worker is
   // first. The one that left it mostly wins: a job for a type only the new version takes bounced
   // for up to 37 s (at load 15) before the new version's worker took it, 12 s commonly.

@@ -13,7 +13,7 @@ export type RelayKind = (typeof RELAYS)[number];
  */
 export const DELIVERIES = ['local', 'queue'] as const;
 export type DeliveryKind = (typeof DELIVERIES)[number];
-export const DEFAULT_DELIVERY: DeliveryKind = 'queue';
+export const DEFAULT_DELIVERY: DeliveryKind = 'local';
 
 class OutboxEnv {
   /** local: the process that commits a message hands it to its consumers here; queue: always through Redis. */

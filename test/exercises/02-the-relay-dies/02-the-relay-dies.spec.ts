@@ -9,6 +9,7 @@ import { TestDatabase } from '../../support/test-database';
 import { TestApp } from '../../support/test-app';
 import { implementation, invariant, narrate } from '../support/track';
 import { Billing, EXTEND_MEMBERSHIP } from './exercise';
+import { THROUGH_THE_QUEUES } from '../../support/test-env';
 
 const { AnswerModule } = implementation<{ AnswerModule: Type }>(__dirname);
 
@@ -29,7 +30,7 @@ describe('Exercise 02: the relay dies between push and mark', () => {
       database,
       queuePrefix,
       imports: [AnswerModule],
-      env: { APP_ROLES: 'api,worker' },
+      env: { ...THROUGH_THE_QUEUES, APP_ROLES: 'api,worker' },
     });
     await started.ready();
     return started;
