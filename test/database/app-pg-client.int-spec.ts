@@ -1,7 +1,13 @@
 import type { Socket } from 'node:net';
 import { Client, type QueryResult } from 'pg';
 import type { EntityManager } from 'typeorm';
-import { AppPgClient, CommitRolledBackError, lockUntilCommit } from '../../src/infra/database/app-pg-client';
+import {
+  answerWithNext,
+  AppPgClient,
+  CommitRolledBackError,
+  HeldStatementDroppedError,
+  lockUntilCommit,
+} from '../../src/infra/database/app-pg-client';
 import { eventually } from '../support/eventually';
 import { TestDatabase } from '../support/test-database';
 
@@ -216,6 +222,50 @@ describe("AppPgClient, the app pool's client", () => {
 
     expect(writes.count()).toBe(0);
     expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it("when a held statement's answer is wanted, then it comes in the COMMIT's write, with its rows", async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [20]);
+    const writes = writesOf(client);
+
+    const { answer } = await answerWithNext<{ id: number }>(
+      inTransactionOf(client),
+      'WITH added AS (INSERT INTO notes (id) VALUES ($1) RETURNING id) SELECT id FROM added',
+      [21],
+    );
+    const sentBefore = writes.count();
+    await client.query('COMMIT');
+
+    expect({ sentBefore, writes: writes.count(), rows: await answer }).toEqual({
+      sentBefore: 0,
+      writes: 1,
+      rows: [{ id: 21 }],
+    });
+    expect(await database.query('SELECT id FROM notes ORDER BY id')).toEqual([{ id: 20 }, { id: 21 }]);
+  });
+
+  it("when a held statement whose answer is wanted fails, then its answer and the COMMIT's both fail, and nothing is kept", async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [22]);
+
+    const { answer } = await answerWithNext(inTransactionOf(client), 'INSERT INTO notes (id) VALUES ($1)', [22]);
+    const commit = client.query('COMMIT') as Promise<QueryResult>;
+
+    await expect(answer).rejects.toThrow(/duplicate key/);
+    await expect(commit).rejects.toThrow(/duplicate key/);
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it('when the transaction of a held statement whose answer is wanted rolls back, then it is never sent and its answer says so', async () => {
+    const writes = writesOf(client);
+    await client.query('BEGIN');
+
+    const { answer } = await answerWithNext(inTransactionOf(client), 'INSERT INTO notes (id) VALUES ($1)', [23]);
+    await client.query('ROLLBACK');
+
+    await expect(answer).rejects.toBeInstanceOf(HeldStatementDroppedError);
+    expect(writes.count()).toBe(0);
   });
 
   it('when no transaction is open, then nothing is held: the caller sends the statement itself', () => {

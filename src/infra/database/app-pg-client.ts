@@ -70,6 +70,19 @@ export class CommitRolledBackError extends Error {
 /** A BEGIN asked for alone, as held (known by its identity). */
 const HELD_BEGIN = ['BEGIN'];
 
+/** A held statement that was never sent: its transaction rolled back first. */
+export class HeldStatementDroppedError extends Error {
+  constructor() {
+    super('A held statement was not sent: its transaction rolled back first');
+    this.name = 'HeldStatementDroppedError';
+  }
+}
+
+interface Awaited {
+  resolve(answer: QueryResult): void;
+  reject(error: unknown): void;
+}
+
 /**
  * The answer of the last of statements sent together, once all are answered; or the error of the
  * first that failed (in an aborted transaction, what follows fails for its sake, or rolls back).
@@ -123,6 +136,8 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
 export class AppPgClient extends Client {
   /** Statements that go out with the next one: a BEGIN asked for alone, then those of sendWithNext. */
   private held: unknown[][] = [];
+  /** Who waits for the answer of a held statement (answerWithNext), by the statement. */
+  private readonly awaited = new Map<unknown[], Awaited>();
   /** True while a held statement is being sent: it rides in the write of the statement after it. */
   ridingWithNext = false;
   private readonly prepares: boolean;
@@ -149,6 +164,19 @@ export class AppPgClient extends Client {
     if (this.held.length === 0 && this.getTransactionStatus() === 'I') return false;
     this.held.push([text, values]);
     return true;
+  }
+
+  /**
+   * As sendWithNext, for a statement whose answer its caller wants, but not before the
+   * transaction's next statement: the answer comes with that one's (a failure of the statement
+   * fails both; a ROLLBACK before it was sent rejects it with HeldStatementDroppedError). Outside a
+   * transaction it holds nothing and returns undefined: the caller sends the statement itself.
+   */
+  answerWithNext(text: string, values: unknown[]): Promise<QueryResult> | undefined {
+    if (this.held.length === 0 && this.getTransactionStatus() === 'I') return undefined;
+    const statement = [text, values];
+    this.held.push(statement);
+    return new Promise((resolve, reject) => this.awaited.set(statement, { resolve, reject }));
   }
 
   // pg's query() has many overloads; this one passes them all through, but for held statements
@@ -178,13 +206,19 @@ export class AppPgClient extends Client {
     const end = plain ? END.exec(text as string)?.[1].toUpperCase() : undefined;
     const begun = held[0] === HELD_BEGIN;
     // What was held is undone with the transaction: none of it is sent, nor BEGIN's ROLLBACK.
-    if (end === 'ROLLBACK') return begun ? Promise.resolve(answered(end)) : this.send(args);
+    if (end === 'ROLLBACK') {
+      for (const statement of held) {
+        this.awaited.get(statement)?.reject(new HeldStatementDroppedError());
+        this.awaited.delete(statement);
+      }
+      return begun ? Promise.resolve(answered(end)) : this.send(args);
+    }
     if (end && held.length === 1 && begun) return Promise.resolve(answered(end)); // began and ended, empty
     const { stream } = (this as unknown as { connection: { stream: Corkable } }).connection;
     stream.cork();
     try {
       this.ridingWithNext = true;
-      const before = held.map((statement) => this.send(statement));
+      const before = held.map((statement) => this.settle(statement, this.send(statement)));
       this.ridingWithNext = false;
       const sent = this.send(args);
       if (!plain) {
@@ -196,6 +230,16 @@ export class AppPgClient extends Client {
       this.ridingWithNext = false;
       stream.uncork(); // all are written by now (or queued until the client connects)
     }
+  }
+
+  /** Passes a held statement's answer to whoever waits for it; returns the answer. */
+  private settle(statement: unknown[], answer: Promise<QueryResult>): Promise<QueryResult> {
+    const awaited = this.awaited.get(statement);
+    if (awaited) {
+      this.awaited.delete(statement);
+      answer.then(awaited.resolve, awaited.reject);
+    }
+    return answer;
   }
 
   /**
@@ -247,6 +291,24 @@ export async function sendWithNext(tx: EntityManager, text: string, values: unkn
   const client: unknown = await tx.queryRunner?.connect();
   if (client instanceof AppPgClient && client.sendWithNext(text, values)) return;
   await tx.query(text, values);
+}
+
+/**
+ * Runs a statement of the transaction of `tx` whose answer is wanted, but not at once: it goes in
+ * one write with the transaction's next statement or its COMMIT (AppPgClient.answerWithNext), and
+ * `answer` resolves with its rows once that write is answered. Outside a transaction, or by any
+ * other client, it is sent alone and awaited here.
+ */
+export async function answerWithNext<R>(
+  tx: EntityManager,
+  text: string,
+  values: unknown[],
+): Promise<{ answer: Promise<R[]> }> {
+  const client: unknown = await tx.queryRunner?.connect();
+  const held = client instanceof AppPgClient ? client.answerWithNext(text, values) : undefined;
+  if (held) return { answer: held.then((result) => result.rows as R[]) };
+  const rows = (await tx.query(text, values)) as R[];
+  return { answer: Promise.resolve(rows) };
 }
 
 /**

@@ -6,7 +6,7 @@ import { advance, type CheckoutProgress, isTerminal, type ProgressFact } from '.
 
 /**
  * Writes what is learned about a checkout into its status read model, in one conditional UPDATE
- * that applies the progress rule (`advance`) in SQL: facts about one checkout may be handled at
+ * that applies the progress rule (`advance`) in SQL, sent with the transaction's COMMIT: facts about one checkout may be handled at
  * the same time by different deliveries, and Postgres applies them one after the other. A saga,
  * which writes its checkout's progress with its own state, asks what the facts make of it
  * (`after`, the rule in TypeScript) and says when it has written it (`written`).
@@ -20,10 +20,19 @@ export class CheckoutProgressRecorder {
     private readonly metrics: CheckoutMetrics,
   ) {}
 
+  /**
+   * The move rides with the transaction's next statement, its COMMIT as a rule (no round trip of its
+   * own); what it did is logged and counted once that is answered. Its failure fails that statement.
+   */
   async record(checkoutId: string, fact: ProgressFact): Promise<void> {
-    const { known, moved } = await this.checkouts.moveProgress(checkoutId, fact, STEP_ORDER);
-    if (!known) this.logger.warn(`A fact about unknown checkout ${checkoutId} was ignored: ${fact.kind}`);
-    if (moved) this.written(moved);
+    const { move } = await this.checkouts.moveProgressWithNext(checkoutId, fact, STEP_ORDER);
+    move.then(
+      ({ known, moved }) => {
+        if (!known) this.logger.warn(`A fact about unknown checkout ${checkoutId} was ignored: ${fact.kind}`);
+        if (moved) this.written(moved);
+      },
+      () => undefined,
+    );
   }
 
   /** The checkout's progress once these facts are learned, or undefined if they change nothing. */

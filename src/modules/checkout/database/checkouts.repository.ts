@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { answerWithNext } from '../../../infra/database/app-pg-client';
 import type { CheckoutMode } from '../checkout.config';
 import type { CheckoutStatus, CheckoutStep, ProgressFact, StepOrder } from '../domain/checkout';
 
@@ -88,6 +89,21 @@ export interface ProgressMove {
   moved?: Pick<CheckoutRow, 'mode' | 'status' | 'created_at'>;
 }
 
+type MoveRow = { known: boolean } & Partial<CheckoutRow>;
+
+const moveParams = (id: string, fact: ProgressFact, order: StepOrder): unknown[] => [
+  id,
+  fact.kind,
+  'step' in fact ? fact.step : null,
+  'reason' in fact ? fact.reason : null,
+  order,
+];
+
+const moveOf = ({ known, mode, status, created_at }: MoveRow): ProgressMove => ({
+  known,
+  moved: status === null || status === undefined ? undefined : { mode: mode!, status, created_at: created_at! },
+});
+
 export interface CheckoutView {
   id: string;
   userId: string;
@@ -169,20 +185,21 @@ export class CheckoutsRepository {
 
   /** Writes what `fact` makes of the checkout's progress, by the order of steps `order`, in one statement. */
   async moveProgress(id: string, fact: ProgressFact, order: StepOrder): Promise<ProgressMove> {
-    const step = 'step' in fact ? fact.step : null;
-    const reason = 'reason' in fact ? fact.reason : null;
-    const [row] = await this.txHost.tx.query<Array<{ known: boolean } & Partial<CheckoutRow>>>(MOVE_PROGRESS, [
-      id,
-      fact.kind,
-      step,
-      reason,
-      order,
-    ]);
-    const { known, mode, status, created_at } = row;
-    return {
-      known,
-      moved: status === null || status === undefined ? undefined : { mode: mode!, status, created_at: created_at! },
-    };
+    const [row] = await this.txHost.tx.query<MoveRow[]>(MOVE_PROGRESS, moveParams(id, fact, order));
+    return moveOf(row);
+  }
+
+  /**
+   * As moveProgress, the statement riding in one write with the transaction's next one (its COMMIT,
+   * as a rule): the move is known once that write is answered, and its failure fails that one.
+   */
+  async moveProgressWithNext(
+    id: string,
+    fact: ProgressFact,
+    order: StepOrder,
+  ): Promise<{ move: Promise<ProgressMove> }> {
+    const { answer } = await answerWithNext<MoveRow>(this.txHost.tx, MOVE_PROGRESS, moveParams(id, fact, order));
+    return { move: answer.then(([row]) => moveOf(row)) };
   }
 
   /** Records the first refund of a checkout; false when there is no such checkout. */
