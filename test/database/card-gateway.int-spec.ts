@@ -46,7 +46,11 @@ describe('the fake card gateway, over the app pool client', () => {
   });
 
   beforeEach(() => {
-    gateway = new FakeCardGateway({ url: database.url, preparedStatements: true } as DatabaseConfig);
+    gateway = new FakeCardGateway({
+      url: database.url,
+      directUrl: database.url,
+      preparedStatements: true,
+    } as DatabaseConfig);
   });
 
   afterEach(() => gateway.onApplicationShutdown());

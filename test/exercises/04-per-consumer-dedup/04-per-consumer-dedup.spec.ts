@@ -12,6 +12,7 @@ import { EXERCISE_ENV } from '../support/exercise-app';
 import { implementation, narrate } from '../support/track';
 import { PerConsumerDedupModule } from './consumers';
 import { AWARD_POINTS, OrderPlaced, type PerConsumerDedupAnswer, schema, SEND_RECEIPT } from './exercise';
+import { THROUGH_THE_QUEUES } from '../../support/test-env';
 
 const answer = implementation<PerConsumerDedupAnswer>(__dirname);
 
@@ -55,7 +56,7 @@ describe('Exercise 04: per-consumer dedup', () => {
       database,
       queuePrefix,
       imports: [PerConsumerDedupModule.with(dedup.ProcessedMessages)],
-      env: { ...EXERCISE_ENV, APP_ROLES: 'api,worker' },
+      env: { ...EXERCISE_ENV, ...THROUGH_THE_QUEUES, APP_ROLES: 'api,worker' },
     });
     await started.ready();
     return started;
