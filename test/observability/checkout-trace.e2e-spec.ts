@@ -32,6 +32,29 @@ const STEPS = {
   ],
 };
 
+/** Every span of the one trace that the checkout's messages belong to, once all have arrived. */
+async function traceOf(receiver: OtlpReceiver, checkoutId: string, steps: string[]): Promise<ReceivedSpan[]> {
+  return eventually(
+    () => {
+      const messaging = receiver.spans.filter((span) => span.attributes['app.checkout.id'] === checkoutId);
+      const traceIds = [...new Set(messaging.map((span) => span.traceId))];
+      expect(traceIds).toHaveLength(1);
+      const spans = receiver.spans.filter((span) => span.traceId === traceIds[0]);
+      const processed = spans
+        .filter((span) => span.kind === CONSUMER)
+        .map((span) => span.attributes['app.message.type']);
+      expect(processed).toEqual(expect.arrayContaining(steps));
+      // Whole: every parent has arrived, so the trace is one tree.
+      const ids = new Set(spans.map((span) => span.spanId));
+      expect(spans.filter((span) => span.parentSpanId && !ids.has(span.parentSpanId))).toEqual([]);
+      return spans;
+    },
+    { timeoutMs: 20_000, what: `the trace of checkout ${checkoutId}` },
+  );
+}
+
+const byId = (spans: ReceivedSpan[]) => new Map(spans.map((span) => [span.spanId, span]));
+
 /**
  * One checkout is one trace, from `POST /checkouts` through every message, although the relay runs
  * in another process than the API and the consumers: each process exports its spans with the
@@ -86,29 +109,6 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     await database.drop();
   });
 
-  /** Every span of the one trace that the checkout's messages belong to, once all have arrived. */
-  async function traceOf(checkoutId: string, steps: string[]): Promise<ReceivedSpan[]> {
-    return eventually(
-      () => {
-        const messaging = receiver.spans.filter((span) => span.attributes['app.checkout.id'] === checkoutId);
-        const traceIds = [...new Set(messaging.map((span) => span.traceId))];
-        expect(traceIds).toHaveLength(1);
-        const spans = receiver.spans.filter((span) => span.traceId === traceIds[0]);
-        const processed = spans
-          .filter((span) => span.kind === CONSUMER)
-          .map((span) => span.attributes['app.message.type']);
-        expect(processed).toEqual(expect.arrayContaining(steps));
-        // Whole: every parent has arrived, so the trace is one tree.
-        const ids = new Set(spans.map((span) => span.spanId));
-        expect(spans.filter((span) => span.parentSpanId && !ids.has(span.parentSpanId))).toEqual([]);
-        return spans;
-      },
-      { timeoutMs: 20_000, what: `the trace of checkout ${checkoutId}` },
-    );
-  }
-
-  const byId = (spans: ReceivedSpan[]) => new Map(spans.map((span) => [span.spanId, span]));
-
   it.each(['choreography', 'orchestration'] as const)(
     'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, relayed by the other process',
     async (mode) => {
@@ -117,7 +117,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
       const id = await client.start({ userId: user.id, mode }, { 'x-correlation-id': correlationId });
       await client.until(id, ['COMPLETED']);
 
-      const spans = await traceOf(id, STEPS[mode]);
+      const spans = await traceOf(receiver, id, STEPS[mode]);
       const spanById = byId(spans);
 
       const roots = spans.filter((span) => !span.parentSpanId);
@@ -191,7 +191,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     const id = await client.start({ userId: user.id, mode: 'orchestration' });
     await client.until(id, ['COMPLETED']);
 
-    const spans = await traceOf(id, STEPS.orchestration);
+    const spans = await traceOf(receiver, id, STEPS.orchestration);
     const authorizations = spans.filter(
       (span) => span.kind === CONSUMER && span.attributes['app.message.type'] === 'billing.authorize-payment.v1',
     );
@@ -211,7 +211,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     await client.until(id, ['FAILED']);
 
     // The refusal is handled by billing, which voids the payment: both in the checkout's trace.
-    const spans = await traceOf(id, [
+    const spans = await traceOf(receiver, id, [
       'checkout.checkout-requested.v1',
       'billing.payment-authorized.v1',
       'content.access-refused.v1',
@@ -223,4 +223,73 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     expect(voiding?.attributes['app.message.type']).toBe('content.access-refused.v1');
     expect(spans.map((span) => span.name)).toContain('create billing.payment-voided.v1');
   });
+});
+
+/**
+ * Under the local bus (the default), a checkout whose modules all run in one process is one trace
+ * too: each message is handed over in the process that wrote it, its `process` span a child of its
+ * `create` span, with no relay and no `send` in between.
+ */
+describe('The trace of a checkout through the local bus', () => {
+  let database: TestDatabase;
+  const receiver = new OtlpReceiver();
+  let app: AppProcess;
+  let client: ProcessClient;
+
+  beforeAll(async () => {
+    database = await TestDatabase.create();
+    const endpoint = await receiver.start();
+    app = await AppProcess.start({
+      DATABASE_URL: database.url,
+      QUEUE_PREFIX: newQueuePrefix(),
+      LOG_LEVEL: 'warn',
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ADMIN_TOKEN,
+      OUTBOX_DELIVERY: 'local',
+      OTEL_SERVICE_NAME: 'checkout-app',
+    });
+    await app.untilHealthy(150_000);
+    client = new ProcessClient(app.url);
+  }, 180_000);
+  afterAll(async () => {
+    await app?.stop();
+    await receiver.stop();
+    await database.drop();
+  });
+
+  it.each(['choreography', 'orchestration'] as const)(
+    'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, each message handed over where it was written',
+    async (mode) => {
+      const correlationId = `trace-${randomUUID()}`;
+      const user = await client.createUser();
+      const id = await client.start({ userId: user.id, mode }, { 'x-correlation-id': correlationId });
+      await client.until(id, ['COMPLETED']);
+
+      const spans = await traceOf(receiver, id, STEPS[mode]);
+      const spanById = byId(spans);
+      expect(spans.filter((span) => !span.parentSpanId).map((span) => span.attributes['url.path'])).toEqual([
+        '/checkouts',
+      ]);
+      expect(spans.filter((span) => span.name.startsWith('send '))).toEqual([]);
+
+      const processes = spans.filter((span) => span.kind === CONSUMER);
+      for (const processing of processes) {
+        expect(processing.attributes).toMatchObject({
+          'messaging.message.conversation_id': correlationId,
+          'app.correlation_id': correlationId,
+          'app.checkout.id': id,
+        });
+        const create = spanById.get(processing.parentSpanId!)!;
+        expect(create).toMatchObject({
+          service: 'checkout-app',
+          kind: PRODUCER,
+          name: `create ${processing.attributes['app.message.type']}`,
+        });
+        expect(create.attributes['messaging.message.id']).toBe(processing.attributes['messaging.message.id']);
+      }
+    },
+  );
 });
