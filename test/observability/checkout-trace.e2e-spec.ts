@@ -55,6 +55,26 @@ async function traceOf(receiver: OtlpReceiver, checkoutId: string, steps: string
 
 const byId = (spans: ReceivedSpan[]) => new Map(spans.map((span) => [span.spanId, span]));
 
+/** An app's settings on the test's database and own queues, exporting its spans to the receiver at `endpoint`. */
+const exportingTo = (endpoint: string, database: TestDatabase) => ({
+  DATABASE_URL: database.url,
+  QUEUE_PREFIX: newQueuePrefix(),
+  LOG_LEVEL: 'warn',
+  OTEL_TRACES_EXPORTER: 'otlp',
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
+  OTEL_BSP_SCHEDULE_DELAY: '100',
+});
+
+/** A new buyer's checkout in `mode`, under its own correlation id, completed; and its whole trace. */
+async function completedCheckout(client: ProcessClient, receiver: OtlpReceiver, mode: keyof typeof STEPS) {
+  const correlationId = `trace-${randomUUID()}`;
+  const user = await client.createUser();
+  const id = await client.start({ userId: user.id, mode }, { 'x-correlation-id': correlationId });
+  await client.until(id, ['COMPLETED']);
+  return { correlationId, id, spans: await traceOf(receiver, id, STEPS[mode]) };
+}
+
 /**
  * One checkout is one trace, from `POST /checkouts` through every message, although the relay runs
  * in another process than the API and the consumers: each process exports its spans with the
@@ -71,13 +91,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
     database = await TestDatabase.create();
     const endpoint = await receiver.start();
     const shared = {
-      DATABASE_URL: database.url,
-      QUEUE_PREFIX: newQueuePrefix(),
-      LOG_LEVEL: 'warn',
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...exportingTo(endpoint, database),
       // The trace through the relay's process; under the local bus a message never leaves the api's.
       ...THROUGH_THE_QUEUES,
     };
@@ -112,12 +126,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
   it.each(['choreography', 'orchestration'] as const)(
     'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, relayed by the other process',
     async (mode) => {
-      const correlationId = `trace-${randomUUID()}`;
-      const user = await client.createUser();
-      const id = await client.start({ userId: user.id, mode }, { 'x-correlation-id': correlationId });
-      await client.until(id, ['COMPLETED']);
-
-      const spans = await traceOf(receiver, id, STEPS[mode]);
+      const { correlationId, id, spans } = await completedCheckout(client, receiver, mode);
       const spanById = byId(spans);
 
       const roots = spans.filter((span) => !span.parentSpanId);
@@ -240,13 +249,7 @@ describe('The trace of a checkout through the local bus', () => {
     database = await TestDatabase.create();
     const endpoint = await receiver.start();
     app = await AppProcess.start({
-      DATABASE_URL: database.url,
-      QUEUE_PREFIX: newQueuePrefix(),
-      LOG_LEVEL: 'warn',
-      OTEL_TRACES_EXPORTER: 'otlp',
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...exportingTo(endpoint, database),
       ADMIN_TOKEN,
       OUTBOX_DELIVERY: 'local',
       OTEL_SERVICE_NAME: 'checkout-app',
@@ -263,12 +266,7 @@ describe('The trace of a checkout through the local bus', () => {
   it.each(['choreography', 'orchestration'] as const)(
     'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, each message handed over where it was written',
     async (mode) => {
-      const correlationId = `trace-${randomUUID()}`;
-      const user = await client.createUser();
-      const id = await client.start({ userId: user.id, mode }, { 'x-correlation-id': correlationId });
-      await client.until(id, ['COMPLETED']);
-
-      const spans = await traceOf(receiver, id, STEPS[mode]);
+      const { correlationId, id, spans } = await completedCheckout(client, receiver, mode);
       const spanById = byId(spans);
       expect(spans.filter((span) => !span.parentSpanId).map((span) => span.attributes['url.path'])).toEqual([
         '/checkouts',
