@@ -124,10 +124,23 @@ export class AppProcess {
 
   /** Waits until the process answers its health check with 200; a timeout shows the end of its output. */
   async untilHealthy(timeoutMs: number): Promise<void> {
+    let last = 'no answer';
     try {
-      await eventually(async () => (await this.get('/health')).status === 200, { timeoutMs, intervalMs: 250 });
+      await eventually(
+        async () => {
+          const answer = await this.get('/health');
+          last = `${answer.status} ${JSON.stringify(answer.body)}`;
+          return answer.status === 200;
+        },
+        { timeoutMs, intervalMs: 250 },
+      );
     } catch (error) {
-      throw new Error(`process ${this.pid} was not healthy within ${timeoutMs} ms:\n${this.tail()}`, { cause: error });
+      throw new Error(
+        `process ${this.pid} was not healthy within ${timeoutMs} ms (last /health: ${last}):\n${this.tail()}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 

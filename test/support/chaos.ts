@@ -153,16 +153,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   };
 
   const slots: Array<AppProcess | undefined> = [];
-  const healthy = async (app: AppProcess) =>
-    eventually(async () => (await app.get('/health')).status === 200, {
-      timeoutMs: 90_000,
-      intervalMs: 200,
-      what: `app ${app.pid} to be healthy`,
-    });
   const boot = async (slot: number) => {
     const app = await AppProcess.start(env);
     // One that never gets healthy is in no slot, where the end stops them: stopped here.
-    await healthy(app).catch(async (error: unknown) => {
+    await app.untilHealthy(90_000).catch(async (error: unknown) => {
       await app.stop();
       throw error;
     });
