@@ -29,6 +29,9 @@ import { defineEvent, type MessageContract } from '../../src/infra/outbox/messag
 import { outboxConfig, type OutboxConfig } from '../../src/infra/outbox/outbox.config';
 import { OutboxCommits } from '../../src/infra/outbox/outbox-commits';
 import { OutboxConsumer } from '../../src/infra/outbox/outbox.consumer';
+import { OutboxJobs } from '../../src/infra/outbox/outbox-jobs';
+import { JobDelivery } from '../../src/infra/outbox/job-delivery';
+import { SuspectDelivery } from '../../src/infra/outbox/suspect-delivery';
 import { OutboxMetrics } from '../../src/infra/outbox/outbox.metrics';
 import { OutboxPublisher } from '../../src/infra/outbox/outbox.publisher';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
@@ -169,21 +172,15 @@ export class TransportRig {
     this.commits.onApplicationBootstrap();
     this.sweeper = new RedeliverySweeper(dataSource, this.queues, this.catalog, this.metrics, tasks, this.config);
     this.stepRunner = new StepRunner(this.publisher, hooks);
-    this.consumer = new OutboxConsumer(
+    const delivery = new JobDelivery(this.subscriptions, this.catalog, this.inbox, failures, this.metrics, hooks);
+    const jobs = new OutboxJobs(
       this.subscriptions,
-      this.catalog,
-      this.inbox,
-      failures,
-      this.runs,
-      this.metrics,
-      hooks,
-      this.redis,
-      roles,
-      connector,
-      this.queuePrefix,
+      delivery,
+      new SuspectDelivery(delivery, this.runs, this.metrics),
       this.queues,
       this.config,
     );
+    this.consumer = new OutboxConsumer(jobs, this.subscriptions, roles, connector, this.queues);
   }
 
   /** A database of the rig's own, migrated with the transport's migrations, and a table of effects. */

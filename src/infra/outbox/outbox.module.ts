@@ -19,6 +19,9 @@ import { LogicalRelay } from './logical-relay';
 import { outboxConfig } from './outbox.config';
 import { OutboxCommits } from './outbox-commits';
 import { OutboxConsumer } from './outbox.consumer';
+import { OutboxJobs } from './outbox-jobs';
+import { JobDelivery } from './job-delivery';
+import { SuspectDelivery } from './suspect-delivery';
 import { OutboxMetrics } from './outbox.metrics';
 import { OutboxPublisher } from './outbox.publisher';
 import { OutboxQueues } from './outbox.queues';
@@ -60,6 +63,9 @@ import { TransportHistory } from './transport-history';
     LocalRoutes,
     LocalBus,
     OutboxConsumer,
+    OutboxJobs,
+    JobDelivery,
+    SuspectDelivery,
     Inbox,
     DeliveryLog,
     DeliveryFailures,

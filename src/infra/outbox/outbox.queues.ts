@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type JobsOptions, Queue } from 'bullmq';
+import { type Job, type JobsOptions, Queue, Worker } from 'bullmq';
 import { createHash } from 'node:crypto';
 import { RedisConnections } from '../redis/redis.connections';
 import { traceContextOf } from '../tracing/message.tracing';
@@ -201,11 +201,11 @@ export class OutboxQueues implements OnApplicationShutdown {
   constructor(
     private readonly redis: RedisConnections,
     private readonly queuePrefix: QueuePrefix,
-    @Inject(outboxConfig.KEY) config: OutboxConfig,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {
     this.jobOptions = {
-      attempts: config.attempts,
-      backoff: { type: 'exponential', delay: config.backoffMs },
+      attempts: this.config.attempts,
+      backoff: { type: 'exponential', delay: this.config.backoffMs },
       // Postgres keeps the record of what happened (inbox, attempts, dead letters); Redis only
       // carries work, and a finished job's id must be free for a redelivery.
       removeOnComplete: true,
@@ -256,6 +256,25 @@ export class OutboxQueues implements OnApplicationShutdown {
         ),
       ),
     );
+  }
+
+  /** A worker of one queue, not yet running, with its own blocking connection. */
+  worker(name: string, process: (job: Job<OutboxJobData>, token?: string) => Promise<void>): Worker<OutboxJobData> {
+    const worker = new Worker<OutboxJobData>(name, process, {
+      connection: this.redis.open(`worker:${name}`, 'blocking'),
+      prefix: this.queuePrefix.of(name),
+      concurrency: this.config.workerConcurrency,
+      autorun: false,
+      // After losing Redis, look again within a second rather than BullMQ's default 15.
+      runRetryDelay: 1_000,
+      lockDuration: this.config.jobLockMs,
+      stalledInterval: this.config.jobLockMs,
+      // A stall is not a crash: crashes are found in Postgres (DeliveryRuns) and dead-lettered by us
+      // at OUTBOX_CRASH_LIMIT. BullMQ must not fail a job that stalls, or the sweep would push it afresh.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+    });
+    this.redis.pulse.follow(`worker:${name}`, worker.keys.meta, worker);
+    return worker;
   }
 
   all(): Queue<OutboxJobData>[] {
