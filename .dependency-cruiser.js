@@ -37,6 +37,14 @@ module.exports = {
       to: { path: '^src/modules/' },
     },
     {
+      name: 'outbox-in-the-order-data-flows',
+      comment:
+        'The transport reads in the order its data flows: publishing/ writes the outbox and knows nothing of what moves it on (relaying/), takes it in (consuming/) or records what failed (dead-letters/). What several stages share sits at src/infra/outbox/ itself.',
+      severity: 'error',
+      from: { path: '^src/infra/outbox/publishing/' },
+      to: { path: '^src/infra/outbox/(relaying|consuming|dead-letters)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'config-at-the-bottom',
       comment:
         'src/config/ holds what every part shares and knows no part: a module or an infrastructure piece registers its own configuration where it lives (ConfigModule.forFeature).',

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { OutboxPublisher } from '../src/infra/outbox';
-import { OUTBOX_CHANNEL } from '../src/infra/outbox/outbox.relay';
+import { OUTBOX_CHANNEL } from '../src/infra/outbox/relaying/outbox.relay';
 import {
   BENCH_DATABASE_URL,
   BENCH_REDIS_URL,

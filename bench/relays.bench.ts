@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { LogicalRelay } from '../src/infra/outbox/logical-relay';
+import { LogicalRelay } from '../src/infra/outbox/relaying/logical-relay';
 import { LogicalPostgres } from '../test/support/logical-postgres';
 import { migrateBenchDatabase, startApp, until } from './bench-env';
 import { parseStat, type ProcessTimes, serverTicks } from './machine-cpu';

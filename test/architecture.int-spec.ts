@@ -57,7 +57,9 @@ const eventEmitterModuleImports = (dir: string) => eventEmitterImports(dir, 'Eve
  * outbox's: with it, a bare string or a payload that is not the contract's compiles (ADR 0092).
  */
 const untypedOnEventImports = (dir: string) =>
-  eventEmitterImports(dir, 'OnEvent').filter((file) => file !== path.join('infra', 'outbox', 'on-event.ts'));
+  eventEmitterImports(dir, 'OnEvent').filter(
+    (file) => file !== path.join('infra', 'outbox', 'consuming', 'on-event.ts'),
+  );
 
 const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
 
@@ -111,6 +113,21 @@ describe('The architecture rules', () => {
 
     expect(code).not.toBe(0);
     expect(output).toContain('infra-independent-of-modules');
+  });
+
+  it('when the publisher imports the relay, then the lint fails naming the rule', async () => {
+    const dir = tree({
+      'src/infra/outbox/relaying/outbox.relay.ts': 'export class OutboxRelay { wake(): void {} }\n',
+      'src/infra/outbox/publishing/outbox.publisher.ts':
+        "import { OutboxRelay } from '../relaying/outbox.relay';\nexport const relay = new OutboxRelay();\n",
+    });
+
+    const { code, output } = await cruise(dir);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'outbox-in-the-order-data-flows: src/infra/outbox/publishing/outbox.publisher.ts → src/infra/outbox/relaying/outbox.relay.ts',
+    );
   });
 
   it('when configuration imports a module or shared infrastructure, then the lint fails naming the rule', async () => {
@@ -213,8 +230,10 @@ describe('The architecture rules', () => {
 
   it("when a handler takes the library's @OnEvent rather than the outbox's, then the architecture check names the file", () => {
     const dir = tree({
-      'src/infra/outbox/on-event.ts': "import { OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';\n",
-      'src/infra/outbox/subscriptions.ts': "import { EVENT_LISTENER_METADATA } from '@nestjs/event-emitter';\n",
+      'src/infra/outbox/consuming/on-event.ts':
+        "import { OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';\n",
+      'src/infra/outbox/consuming/subscriptions.ts':
+        "import { EVENT_LISTENER_METADATA } from '@nestjs/event-emitter';\n",
       'src/modules/billing/payment.handler.ts':
         "import { Injectable } from '@nestjs/common';\nimport { OnEvent } from '@nestjs/event-emitter';\n",
       'src/modules/content/access.handler.ts':
@@ -262,7 +281,7 @@ describe('The architecture rules', () => {
 
   it('when TypeScript checks the tree, then it finds nothing', async () => {
     // Jest compiles without checking types: this is where a handler whose @OnEvent names no
-    // contract, or takes another payload, fails the suite (src/infra/outbox/on-event.spec.ts).
+    // contract, or takes another payload, fails the suite (src/infra/outbox/consuming/on-event.spec.ts).
     const tsc = await exitCodeOf(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], root);
 
     expect(tsc.output).toBe('');

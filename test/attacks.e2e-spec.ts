@@ -8,7 +8,7 @@ import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner
 import { AppModule } from '../src/app.module';
 import { checkEnvironment } from '../src/bootstrap/check-environment';
 import { InvalidEnvironmentError } from '../src/config/env';
-import { FOREIGN_LOOKS } from '../src/infra/outbox/job-delivery';
+import { FOREIGN_LOOKS } from '../src/infra/outbox/consuming/job-delivery';
 import { OutboxQueues } from '../src/infra/outbox/outbox.queues';
 import { MetricsRegistry } from '../src/infra/metrics/metrics.registry';
 import { CheckoutClient } from './support/checkout-client';

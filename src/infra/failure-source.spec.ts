@@ -3,7 +3,7 @@ import { createTransport } from 'nodemailer';
 import { Pool } from 'pg';
 import { isDatabaseUnavailable } from './database/database-unavailable';
 import { callOutside, isOutsideFailure, OutsideFailure } from './failure-source';
-import { AnsweredFailure } from './outbox/answered-failure';
+import { AnsweredFailure } from './outbox/consuming/answered-failure';
 import { isUnreachable } from './outbox/unreachable';
 
 /** A TCP server that takes connections and never says a word. */

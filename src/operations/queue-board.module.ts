@@ -15,7 +15,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { appConfig, type AppConfig } from '../config/app.config';
 import { AdminGuard } from '../infra/admin/admin.guard';
 import { OutboxQueues } from '../infra/outbox/outbox.queues';
-import { Subscriptions } from '../infra/outbox/subscriptions';
+import { Subscriptions } from '../infra/outbox/consuming/subscriptions';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 

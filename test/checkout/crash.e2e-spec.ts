@@ -1,6 +1,6 @@
 import { PgoutputPlugin } from 'pg-logical-replication';
 import { DEFAULT_DELIVERY, type DeliveryKind } from '../../src/infra/outbox/outbox.config';
-import { PUBLICATION, slotNameFor } from '../../src/infra/outbox/replication-slot';
+import { PUBLICATION, slotNameFor } from '../../src/infra/outbox/relaying/replication-slot';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { ProcessClient } from '../support/process-client';

@@ -1,5 +1,5 @@
 import { Faults } from '../../src/infra/faults/faults';
-import { ConsumerCatalog, routesOf } from '../../src/infra/outbox/consumer-catalog';
+import { ConsumerCatalog, routesOf } from '../../src/infra/outbox/consuming/consumer-catalog';
 import { jobIdOf, OutboxQueues } from '../../src/infra/outbox/outbox.queues';
 import { MESSAGE_COLUMNS, type MessageRow, toMessage } from '../../src/infra/outbox/message-row';
 import { AppProcess } from '../support/app-process';

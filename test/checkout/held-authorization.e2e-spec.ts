@@ -1,5 +1,5 @@
 import { Faults, type FaultRule } from '../../src/infra/faults/faults';
-import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
+import { LogicalRelay } from '../../src/infra/outbox/relaying/logical-relay';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';

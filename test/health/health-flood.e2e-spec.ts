@@ -1,4 +1,4 @@
-import { Subscriptions } from '../../src/infra/outbox/subscriptions';
+import { Subscriptions } from '../../src/infra/outbox/consuming/subscriptions';
 import { freePort } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { TcpProxy } from '../support/tcp-proxy';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { Client, Pool } from 'pg';
-import { LATE_AFTER_MS, LogicalRelay } from '../../src/infra/outbox/logical-relay';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
-import { logicalRelayProblems, slotNameFor } from '../../src/infra/outbox/replication-slot';
+import { LATE_AFTER_MS, LogicalRelay } from '../../src/infra/outbox/relaying/logical-relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
+import { logicalRelayProblems, slotNameFor } from '../../src/infra/outbox/relaying/replication-slot';
 import { AppProcess } from '../support/app-process';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';

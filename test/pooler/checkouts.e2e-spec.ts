@@ -1,7 +1,7 @@
 import IORedis from 'ioredis';
 import { Client } from 'pg';
 import type { PgListener } from '../../src/infra/database/pg-listener';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { PgBouncer } from '../support/pgbouncer';

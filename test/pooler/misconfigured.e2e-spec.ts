@@ -1,4 +1,4 @@
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import type { PgListener } from '../../src/infra/database/pg-listener';
 import { eventually } from '../support/eventually';
 import { PgBouncer } from '../support/pgbouncer';

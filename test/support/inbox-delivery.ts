@@ -1,5 +1,5 @@
-import type { InboxDelivery } from '../../src/infra/outbox/inbox';
-import type { MessageHandler } from '../../src/infra/outbox/subscriptions';
+import type { InboxDelivery } from '../../src/infra/outbox/consuming/inbox';
+import type { MessageHandler } from '../../src/infra/outbox/consuming/subscriptions';
 import { EntryRecorded } from './fixtures/ledger.fixture';
 import type { TestApp } from './test-app';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Subscriptions } from '../../src/infra/outbox/subscriptions';
+import { Subscriptions } from '../../src/infra/outbox/consuming/subscriptions';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { RedisClusterRig } from '../support/redis-cluster';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { OutboxPublisher } from '../../src/infra/outbox';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { AppProcess } from '../support/app-process';
 import { eventually } from '../support/eventually';
 import { EntryRecorded, fixtureSwitches, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';

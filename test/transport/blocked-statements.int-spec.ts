@@ -3,7 +3,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { Inbox, type InboxOutcome } from '../../src/infra/outbox/inbox';
+import { Inbox, type InboxOutcome } from '../../src/infra/outbox/consuming/inbox';
 import { eventually } from '../support/eventually';
 import { ledgerDelivery } from '../support/inbox-delivery';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { Housekeeping } from '../../src/infra/outbox/housekeeping';
 import { OutboxQueues, jobIdOf } from '../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { eventually } from '../support/eventually';
 import { EntryRecorded, fixtureSwitches, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { metricValue } from '../support/metrics';

@@ -3,7 +3,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import { AnsweredFailure } from '../../src/infra/outbox';
-import { Inbox } from '../../src/infra/outbox/inbox';
+import { Inbox } from '../../src/infra/outbox/consuming/inbox';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { ledgerDelivery } from '../support/inbox-delivery';
 import { TestApp } from '../support/test-app';

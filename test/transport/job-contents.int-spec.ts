@@ -1,7 +1,7 @@
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { EntryApplied, EntryRecorded, Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { Consumer, defineEvent, type Delivery, OutboxPublisher } from '../../src/infra/outbox';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { eventually } from '../support/eventually';
 import { stillQueued } from '../support/queued-deliveries';
 import { TestApp } from '../support/test-app';

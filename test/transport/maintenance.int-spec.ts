@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Housekeeping } from '../../src/infra/outbox/housekeeping';
-import { LogicalRelay } from '../../src/infra/outbox/logical-relay';
+import { LogicalRelay } from '../../src/infra/outbox/relaying/logical-relay';
 import { eventually } from '../support/eventually';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { logs, TestApp } from '../support/test-app';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Subscriptions } from '../../src/infra/outbox/subscriptions';
+import { Subscriptions } from '../../src/infra/outbox/consuming/subscriptions';
 import { eventually } from '../support/eventually';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { metricValue } from '../support/metrics';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConsumerCatalog, routesOf } from '../../src/infra/outbox/consumer-catalog';
+import { ConsumerCatalog, routesOf } from '../../src/infra/outbox/consuming/consumer-catalog';
 import { OutboxQueues } from '../../src/infra/outbox/outbox.queues';
 import { eventually } from '../support/eventually';
 import { ArchiveFixtureModule } from '../support/fixtures/archive.fixture';

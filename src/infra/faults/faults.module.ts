@@ -4,7 +4,7 @@ import { ClsService } from 'nestjs-cls';
 import { appConfig, type AppConfig } from '../../config/app.config';
 import type { MessageContext } from '../context/message-context';
 import { Hooks } from '../hooks/hooks';
-import { Subscriptions } from '../outbox/subscriptions';
+import { Subscriptions } from '../outbox/consuming/subscriptions';
 import { StepCatalog } from '../steps/step-catalog';
 import { FaultsController } from './faults.controller';
 import { Faults } from './faults';

@@ -2,7 +2,7 @@ import { type OnApplicationBootstrap } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../context/message-context';
 import { type DeliveryHooks, type HookedStep, Hooks } from '../hooks/hooks';
-import { Subscriptions } from '../outbox/subscriptions';
+import { Subscriptions } from '../outbox/consuming/subscriptions';
 import { StepCatalog } from '../steps/step-catalog';
 import type { StepRun } from '../steps/step';
 import { crashNow, type FaultAction, Faults, InjectedFault } from './faults';

@@ -1,5 +1,5 @@
-export { Consumer, type ConsumerOptions, type Dedup } from './subscriptions';
-export { OnEvent } from './on-event';
+export { Consumer, type ConsumerOptions, type Dedup } from './consuming/subscriptions';
+export { OnEvent } from './consuming/on-event';
 export {
   defineCommand,
   defineEvent,
@@ -8,7 +8,7 @@ export {
   type MessageType,
   type PayloadOf,
 } from './message';
-export { OutboxPublisher, PublishOutsideTransactionError, type PublishOptions } from './outbox.publisher';
+export { OutboxPublisher, PublishOutsideTransactionError, type PublishOptions } from './publishing/outbox.publisher';
 export { OutboxModule } from './outbox.module';
 export {
   DeadLetterDiscarded,
@@ -18,6 +18,6 @@ export {
   type MessageDeadLetteredPayload,
 } from './contracts';
 export { type TransportEntry, TransportHistory } from './transport-history';
-export { type OutgoingMessage, outgoing } from './outgoing-message';
-export { PermanentFailure } from './permanent-failure';
-export { AnsweredFailure } from './answered-failure';
+export { type OutgoingMessage, outgoing } from './publishing/outgoing-message';
+export { PermanentFailure } from './consuming/permanent-failure';
+export { AnsweredFailure } from './consuming/answered-failure';

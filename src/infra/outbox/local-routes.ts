@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { DatabaseConnector } from '../database/database.connector';
 import { describeError } from '../errors';
 import { AppRoles } from '../roles/app-roles';
-import { ConsumerCatalog, type Route, routesOf } from './consumer-catalog';
+import { ConsumerCatalog, type Route, routesOf } from './consuming/consumer-catalog';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { ProcessLease } from './process-lease';
-import { type Subscription, Subscriptions } from './subscriptions';
+import { type Subscription, Subscriptions } from './consuming/subscriptions';
 
 /** How often the routes of every running version are read again. */
 const REFRESH_MS = 1_000;

@@ -6,8 +6,8 @@ import { describeError } from '../errors';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxQueues } from './outbox.queues';
-import { slotNameFor } from './replication-slot';
-import { Subscriptions } from './subscriptions';
+import { slotNameFor } from './relaying/replication-slot';
+import { Subscriptions } from './consuming/subscriptions';
 
 export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign' | 'refused';
 

@@ -2,9 +2,9 @@ import { Injectable, Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from '../database/database-unavailable';
 import { describeError } from '../errors';
 import { Hooks } from '../hooks/hooks';
-import type { OutgoingMessage } from '../outbox/outgoing-message';
-import { AnsweredFailure } from '../outbox/answered-failure';
-import { OutboxPublisher } from '../outbox/outbox.publisher';
+import type { OutgoingMessage } from '../outbox/publishing/outgoing-message';
+import { AnsweredFailure } from '../outbox/consuming/answered-failure';
+import { OutboxPublisher } from '../outbox/publishing/outbox.publisher';
 import type { CommandStep, Compensation, Step, StepCommandInput, StepInput, StepRun } from './step';
 
 /**

@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from '../outbox/outgoing-message';
+import type { OutgoingMessage } from '../outbox/publishing/outgoing-message';
 import type { MessageContract } from '../outbox/message';
 
 /** A step's run: its result, and whether its participant answers (false: it says nothing). */

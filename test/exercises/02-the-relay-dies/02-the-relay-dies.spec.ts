@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../../src/infra/faults/faults';
 import { OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../../src/infra/outbox/relaying/outbox.relay';
 import { eventually } from '../../support/eventually';
 import { stillQueued } from '../../support/queued-deliveries';
 import { TestDatabase } from '../../support/test-database';

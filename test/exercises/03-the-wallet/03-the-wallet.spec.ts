@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../../src/infra/faults/faults';
 import { jobIdOf, OutboxQueues } from '../../../src/infra/outbox/outbox.queues';
-import { OutboxRelay } from '../../../src/infra/outbox/outbox.relay';
+import { OutboxRelay } from '../../../src/infra/outbox/relaying/outbox.relay';
 import { eventually } from '../../support/eventually';
 import { ExerciseProcess } from '../support/exercise-app';
 import { TestApp } from '../../support/test-app';

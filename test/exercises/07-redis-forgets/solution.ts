@@ -10,7 +10,7 @@ const REDELIVER_AFTER = '1 second';
 /**
  * Exercise 07, the reference answer. Redis carries the work; Postgres is the only durable copy.
  * A message is done when the warehouse has it in its inbox (ex07.received), not when Redis took
- * it: until then a sweep pushes it again. What src/infra/outbox/redelivery.sweeper.ts does for
+ * it: until then a sweep pushes it again. What src/infra/outbox/relaying/redelivery.sweeper.ts does for
  * the project's own outbox.
  */
 @Injectable()

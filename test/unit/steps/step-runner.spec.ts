@@ -1,9 +1,9 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Min } from 'class-validator';
 import { randomUUID } from 'node:crypto';
-import { outgoing } from '../../../src/infra/outbox/outgoing-message';
-import type { InboxOutcome } from '../../../src/infra/outbox/inbox';
+import { outgoing } from '../../../src/infra/outbox/publishing/outgoing-message';
+import type { InboxOutcome } from '../../../src/infra/outbox/consuming/inbox';
 import { defineCommand, defineEvent, type MessageContract } from '../../../src/infra/outbox/message';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import type { CommandStep, Compensation, StepFailure } from '../../../src/infra/steps';
 import { TransportRig } from '../../support/transport-rig';
 

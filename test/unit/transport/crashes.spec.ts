@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { jobIdOf } from '../../../src/infra/outbox/outbox.queues';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import { eventually } from '../../support/eventually';
 import { type EntryPayload, TransportRig } from '../../support/transport-rig';
 

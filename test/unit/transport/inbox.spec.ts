@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { InboxConsumer, InboxDelivery } from '../../../src/infra/outbox/inbox';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { InboxConsumer, InboxDelivery } from '../../../src/infra/outbox/consuming/inbox';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import { EntryNoted, TransportRig } from '../../support/transport-rig';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hooks } from '../../../src/infra/hooks/hooks';
 import type { Delivery } from '../../../src/infra/outbox/message';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import { eventually } from '../../support/eventually';
 import { type EntryPayload, EntryNoted, TransportRig } from '../../support/transport-rig';
 

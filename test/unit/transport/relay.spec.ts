@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hooks } from '../../../src/infra/hooks/hooks';
 import type { OutboxJobData } from '../../../src/infra/outbox/outbox.queues';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import { TransportRig } from '../../support/transport-rig';
 
 /** The relay's hook after a push, before its transaction marks the batch published: fails when told to. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Delivery } from '../../../src/infra/outbox/message';
-import type { MessageHandler } from '../../../src/infra/outbox/subscriptions';
+import type { MessageHandler } from '../../../src/infra/outbox/consuming/subscriptions';
 import { eventually } from '../../support/eventually';
 import { type EntryPayload, TransportRig } from '../../support/transport-rig';
 

@@ -1,19 +1,19 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { databaseConfig, type DatabaseConfig } from '../../config/database.config';
-import { DatabaseConnector } from '../database/database.connector';
-import { PgListener } from '../database/pg-listener';
-import { Hooks } from '../hooks/hooks';
-import { AppRoles } from '../roles/app-roles';
-import type { PeriodicTask } from '../scheduling/periodic-task';
-import { PeriodicTasks } from '../scheduling/periodic-tasks';
-import { MESSAGE_COLUMNS, type MessageRow, toMessage } from './message-row';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-import { OutboxMetrics } from './outbox.metrics';
-import { type DeliveryToPush, jobsFor, OutboxQueues, withTrace } from './outbox.queues';
-import { ConsumerCatalog, routesOf } from './consumer-catalog';
-import { isTimeout } from '../database/timeouts';
-import { traceRelayBatch } from '../tracing/message.tracing';
+import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
+import { DatabaseConnector } from '../../database/database.connector';
+import { PgListener } from '../../database/pg-listener';
+import { Hooks } from '../../hooks/hooks';
+import { AppRoles } from '../../roles/app-roles';
+import type { PeriodicTask } from '../../scheduling/periodic-task';
+import { PeriodicTasks } from '../../scheduling/periodic-tasks';
+import { MESSAGE_COLUMNS, type MessageRow, toMessage } from '../message-row';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
+import { OutboxMetrics } from '../outbox.metrics';
+import { type DeliveryToPush, jobsFor, OutboxQueues, withTrace } from '../outbox.queues';
+import { ConsumerCatalog, routesOf } from '../consuming/consumer-catalog';
+import { isTimeout } from '../../database/timeouts';
+import { traceRelayBatch } from '../../tracing/message.tracing';
 
 /** The channel on which relays hear that there is something to relay. */
 export const OUTBOX_CHANNEL = 'outbox_messages';

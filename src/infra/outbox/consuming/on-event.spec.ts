@@ -1,6 +1,6 @@
 import { EVENT_LISTENER_METADATA } from '@nestjs/event-emitter';
 import { IsInt, IsString } from 'class-validator';
-import { defineCommand, defineEvent, type Delivery, type MessageType } from './message';
+import { defineCommand, defineEvent, type Delivery, type MessageType } from '../message';
 import { OnEvent } from './on-event';
 
 class NotePayload {

@@ -8,8 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AdminOnly } from '../admin/admin.guard';
-import { ListLimit } from '../http/list-limit';
+import { AdminOnly } from '../../admin/admin.guard';
+import { ListLimit } from '../../http/list-limit';
 import { type DeadLetter, DeadLetters, type DeadLetterStatus } from './dead-letters';
 
 class DeadLetterQuery {

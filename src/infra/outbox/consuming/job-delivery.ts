@@ -1,15 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { Hooks } from '../hooks/hooks';
-import { traceProcess } from '../tracing/message.tracing';
+import { Hooks } from '../../hooks/hooks';
+import { traceProcess } from '../../tracing/message.tracing';
 import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryFailures } from './delivery-failures';
 import { Inbox } from './inbox';
-import type { OutboxMessage } from './message';
-import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
-import type { OutboxDelivery } from './outbox.queues';
+import type { OutboxMessage } from '../message';
+import { type ConsumeOutcome, OutboxMetrics } from '../outbox.metrics';
+import type { OutboxDelivery } from '../outbox.queues';
 import { Subscriptions } from './subscriptions';
-import { isUnreachable } from './unreachable';
+import { isUnreachable } from '../unreachable';
 
 /** How long a job that this process cannot handle waits before a process (maybe another) takes it again. */
 export const LEAVE_FOR_OTHERS_MS = 1_000;

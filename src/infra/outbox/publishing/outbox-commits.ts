@@ -6,9 +6,9 @@ import {
   type TransactionCommitEvent,
   type TransactionRollbackEvent,
 } from 'typeorm';
-import { DatabaseConnector } from '../database/database.connector';
-import { describeError } from '../errors';
-import type { Subscription } from './subscriptions';
+import { DatabaseConnector } from '../../database/database.connector';
+import { describeError } from '../../errors';
+import type { Subscription } from '../consuming/subscriptions';
 
 /** A message that the process that wrote it delivers itself after the commit (the local bus). */
 export interface ClaimedMessage {

@@ -1,4 +1,4 @@
-import type { MessageContract } from './message';
+import type { MessageContract } from '../message';
 
 /**
  * A message to publish, its payload typed by its contract when made: a step's answer (an event),

@@ -4,9 +4,9 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import type { MessageContext } from '../context/message-context';
-import { MessageDeadLettered } from './contracts';
-import { OutboxPublisher } from './outbox.publisher';
+import type { MessageContext } from '../../context/message-context';
+import { MessageDeadLettered } from '../contracts';
+import { OutboxPublisher } from '../publishing/outbox.publisher';
 
 export type AttemptOutcome = 'failed' | 'duplicate' | 'dead' | 'crashed';
 

@@ -1,5 +1,5 @@
 import { OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';
-import type { Delivery, MessageType, PayloadOfType } from './message';
+import type { Delivery, MessageType, PayloadOfType } from '../message';
 
 /** A durable handler of messages whose payload is P: it runs in the delivery's transaction. */
 export type MessageHandlerOf<P> = (payload: P, delivery: Delivery) => Promise<unknown>;

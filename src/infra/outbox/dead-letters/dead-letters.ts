@@ -3,14 +3,14 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import { DataSource } from 'typeorm';
-import type { MessageContext } from '../context/message-context';
-import { describeError } from '../errors';
-import { DeadLetterDiscarded, DeadLetterRedriven } from './contracts';
-import type { OutboxMessage } from './message';
-import { OutboxPublisher } from './outbox.publisher';
-import { jobsFor, OutboxQueues, withTrace } from './outbox.queues';
-import { traceContextOf } from '../tracing/message.tracing';
-import { ConsumerCatalog } from './consumer-catalog';
+import type { MessageContext } from '../../context/message-context';
+import { describeError } from '../../errors';
+import { DeadLetterDiscarded, DeadLetterRedriven } from '../contracts';
+import type { OutboxMessage } from '../message';
+import { OutboxPublisher } from '../publishing/outbox.publisher';
+import { jobsFor, OutboxQueues, withTrace } from '../outbox.queues';
+import { traceContextOf } from '../../tracing/message.tracing';
+import { ConsumerCatalog } from '../consuming/consumer-catalog';
 
 export type DeadLetterStatus = 'dead' | 'redriven' | 'discarded';
 

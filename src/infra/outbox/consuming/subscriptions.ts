@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { EVENT_LISTENER_METADATA, EventEmitter2, type OnEventMetadata } from '@nestjs/event-emitter';
-import type { AppRole } from '../../config/app.config';
-import { contractOfType, type Delivery, type MessageContract } from './message';
+import type { AppRole } from '../../../config/app.config';
+import { contractOfType, type Delivery, type MessageContract } from '../message';
 
 /**
  * Who makes a delivery take effect once: `transport` (the inbox skips a second delivery of the

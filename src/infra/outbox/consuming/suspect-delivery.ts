@@ -2,10 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { DeliveryRuns, type RunClaim } from './delivery-runs';
 import { DONE, JobDelivery, type Next } from './job-delivery';
-import { OutboxMetrics } from './outbox.metrics';
-import type { OutboxDelivery } from './outbox.queues';
+import { OutboxMetrics } from '../outbox.metrics';
+import type { OutboxDelivery } from '../outbox.queues';
 import type { Subscription } from './subscriptions';
-import { isUnreachable } from './unreachable';
+import { isUnreachable } from '../unreachable';
 
 /**
  * The delivery of a job suspected of killing its worker (it stalled, or a batch of it did). With

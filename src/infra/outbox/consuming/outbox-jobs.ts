@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
-import { describeError } from '../errors';
+import { describeError } from '../../errors';
 import { DeliveryTurns } from './delivery-turns';
 import { attemptLimitOf, attemptOf, JobDelivery, LEAVE_FOR_OTHERS_MS, type Next } from './job-delivery';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import {
   type JobToPush,
   jobToGoOn,
@@ -14,10 +14,10 @@ import {
   outboxBatchOf,
   outboxJobOf,
   OutboxQueues,
-} from './outbox.queues';
+} from '../outbox.queues';
 import { SuspectDelivery } from './suspect-delivery';
 import { Subscriptions } from './subscriptions';
-import { isUnreachable } from './unreachable';
+import { isUnreachable } from '../unreachable';
 
 /** The longest a delivery postponed by an outage of Postgres or Redis waits before it is tried again. */
 const OUTAGE_BACKOFF_CAP_MS = 10_000;

@@ -4,7 +4,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { EventEmitterModule, OnEvent as OnEventOfTheLibrary } from '@nestjs/event-emitter';
 import { Test } from '@nestjs/testing';
 import { IsString } from 'class-validator';
-import { defineEvent } from './message';
+import { defineEvent } from '../message';
 import { OnEvent } from './on-event';
 import { Consumer, Subscriptions } from './subscriptions';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { describeError } from '../errors';
-import { OutboxCommits } from './outbox-commits';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { describeError } from '../../errors';
+import { OutboxCommits } from '../publishing/outbox-commits';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import { OUTBOX_CHANNEL, OutboxRelay } from './outbox.relay';
 
 /**

@@ -3,11 +3,11 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
-import type { MessageContext } from '../context/message-context';
-import { sendWithNext } from '../database/app-pg-client';
-import { traceCreate } from '../tracing/message.tracing';
-import { type MessageContract, parsePayload } from './message';
-import { LocalRoutes } from './local-routes';
+import type { MessageContext } from '../../context/message-context';
+import { sendWithNext } from '../../database/app-pg-client';
+import { traceCreate } from '../../tracing/message.tracing';
+import { type MessageContract, parsePayload } from '../message';
+import { LocalRoutes } from '../local-routes';
 import { OutboxCommits } from './outbox-commits';
 
 /** Publishing without a transaction would be a dual write: it is refused instead. */

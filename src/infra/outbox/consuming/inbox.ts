@@ -2,17 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
-import type { MessageContext } from '../context/message-context';
-import type { DeliveryHooks } from '../hooks/hooks';
-import { continueTrace, traceInboxBatch } from '../tracing/message.tracing';
+import type { MessageContext } from '../../context/message-context';
+import type { DeliveryHooks } from '../../hooks/hooks';
+import { continueTrace, traceInboxBatch } from '../../tracing/message.tracing';
 import { AnsweredFailure } from './answered-failure';
-import { type Delivery, type OutboxMessage, parsePayload } from './message';
-import { messageColumns, type MessageRow, toMessage } from './message-row';
-import { OutboxMetrics } from './outbox.metrics';
-import { sendWithNext } from '../database/app-pg-client';
-import { isTimeout } from '../database/timeouts';
+import { type Delivery, type OutboxMessage, parsePayload } from '../message';
+import { messageColumns, type MessageRow, toMessage } from '../message-row';
+import { OutboxMetrics } from '../outbox.metrics';
+import { sendWithNext } from '../../database/app-pg-client';
+import { isTimeout } from '../../database/timeouts';
 import { END_RUNS } from './delivery-runs';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import type { Subscription } from './subscriptions';
 
 /** The consumer as this process has it: what it takes, and how it handles it. */

@@ -3,10 +3,10 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { describeError } from '../errors';
-import { type DeliveryIds, DeliveryLog, type Takes } from './delivery-log';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-import { ProcessLease, seen } from './process-lease';
+import { describeError } from '../../errors';
+import { type DeliveryIds, DeliveryLog, type Takes } from '../dead-letters/delivery-log';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
+import { ProcessLease, seen } from '../process-lease';
 
 /**
  * What a delivery suspected of killing its worker may do now: run (its run is recorded, `runId`),

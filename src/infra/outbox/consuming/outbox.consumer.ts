@@ -1,10 +1,10 @@
 import { type BeforeApplicationShutdown, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Worker } from 'bullmq';
-import { DatabaseConnector } from '../database/database.connector';
-import { describeError } from '../errors';
-import { AppRoles } from '../roles/app-roles';
+import { DatabaseConnector } from '../../database/database.connector';
+import { describeError } from '../../errors';
+import { AppRoles } from '../../roles/app-roles';
 import { OutboxJobs } from './outbox-jobs';
-import { type OutboxJobData, OutboxQueues } from './outbox.queues';
+import { type OutboxJobData, OutboxQueues } from '../outbox.queues';
 import { Subscriptions } from './subscriptions';
 
 /**

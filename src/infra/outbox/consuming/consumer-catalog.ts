@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { DatabaseConnector } from '../database/database.connector';
-import { describeError } from '../errors';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
+import { DatabaseConnector } from '../../database/database.connector';
+import { describeError } from '../../errors';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import { Subscriptions } from './subscriptions';
 
 /** How old the relay's routes may be. */

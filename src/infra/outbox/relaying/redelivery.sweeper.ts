@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { PeriodicTask } from '../scheduling/periodic-task';
-import { PeriodicTasks } from '../scheduling/periodic-tasks';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-import { OutboxMetrics } from './outbox.metrics';
-import { type DeliveryToPush, jobIdOf, jobsFor, type OutboxJob, OutboxQueues, withTrace } from './outbox.queues';
-import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
-import { traceContextOf } from '../tracing/message.tracing';
-import { ConsumerCatalog, routesOf } from './consumer-catalog';
-import { isTimeout } from '../database/timeouts';
+import type { PeriodicTask } from '../../scheduling/periodic-task';
+import { PeriodicTasks } from '../../scheduling/periodic-tasks';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
+import { OutboxMetrics } from '../outbox.metrics';
+import { type DeliveryToPush, jobIdOf, jobsFor, type OutboxJob, OutboxQueues, withTrace } from '../outbox.queues';
+import { MESSAGE_COLUMNS, type MessageRow } from '../message-row';
+import { traceContextOf } from '../../tracing/message.tracing';
+import { ConsumerCatalog, routesOf } from '../consuming/consumer-catalog';
+import { isTimeout } from '../../database/timeouts';
 
 const SWEEP_BATCH = 500;
 

@@ -1,18 +1,18 @@
 import { type BeforeApplicationShutdown, Injectable, Inject, Logger } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
-import type { MessageContext } from '../context/message-context';
-import { describeError } from '../errors';
-import { Hooks } from '../hooks/hooks';
-import { traceContextOf, traceProcess } from '../tracing/message.tracing';
-import { DeliveryFailures } from './delivery-failures';
-import { Inbox } from './inbox';
-import { LocalRoutes } from './local-routes';
-import type { OutboxMessage } from './message';
-import { type ClaimedMessage, OutboxCommits } from './outbox-commits';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-import { type ConsumeOutcome, OutboxMetrics } from './outbox.metrics';
-import type { Subscription } from './subscriptions';
-import { isUnreachable } from './unreachable';
+import type { MessageContext } from '../../context/message-context';
+import { describeError } from '../../errors';
+import { Hooks } from '../../hooks/hooks';
+import { traceContextOf, traceProcess } from '../../tracing/message.tracing';
+import { DeliveryFailures } from '../consuming/delivery-failures';
+import { Inbox } from '../consuming/inbox';
+import { LocalRoutes } from '../local-routes';
+import type { OutboxMessage } from '../message';
+import { type ClaimedMessage, OutboxCommits } from '../publishing/outbox-commits';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
+import { type ConsumeOutcome, OutboxMetrics } from '../outbox.metrics';
+import type { Subscription } from '../consuming/subscriptions';
+import { isUnreachable } from '../unreachable';
 
 /** The longest a stopping process waits for its local deliveries to end. */
 const DRAIN_AT_MOST_MS = 10_000;

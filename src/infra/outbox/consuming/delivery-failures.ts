@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ClsService } from 'nestjs-cls';
-import type { MessageContext } from '../context/message-context';
-import { describeError } from '../errors';
-import { DeliveryLog } from './delivery-log';
-import { InvalidPayloadError, type OutboxMessage } from './message';
-import { outboxConfig, type OutboxConfig } from './outbox.config';
-import type { ConsumeOutcome } from './outbox.metrics';
-import { jobToGoOn, type OutboxDelivery, OutboxQueues } from './outbox.queues';
+import type { MessageContext } from '../../context/message-context';
+import { describeError } from '../../errors';
+import { DeliveryLog } from '../dead-letters/delivery-log';
+import { InvalidPayloadError, type OutboxMessage } from '../message';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
+import type { ConsumeOutcome } from '../outbox.metrics';
+import { jobToGoOn, type OutboxDelivery, OutboxQueues } from '../outbox.queues';
 import { PermanentFailure } from './permanent-failure';
 
 /**
