@@ -6,15 +6,38 @@ import { TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
 
 const root = path.resolve(__dirname, '../..');
 
-/** A TCP port that nothing listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The ports tests hand out: below the kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range,
+ * 32768 and up here), where `listen(0)` and outgoing connections take theirs, and ten thousand below
+ * its start, because a Redis Cluster node also binds its port + 10000 (its bus): a node whose bus
+ * port another process's `listen(0)` held never started ("Connection is closed" at the rig's start).
+ */
+const PORTS_FROM = 10_000;
+const PORTS_TO = 20_000;
+/** Ports this process handed out: two calls in the same moment never get the same one. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port that nothing listens on right now, picked at random in a range of its own (two test
+ * files that pick at the same moment rarely meet) and checked by binding it, with the ports
+ * `alsoFree` names beside it (a cluster node's bus).
+ */
+export async function freePort(alsoFree: (port: number) => number[] = () => []): Promise<number> {
+  for (;;) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
+    if (handedOut.has(port)) continue;
+    const free = await Promise.all([port, ...alsoFree(port)].map(canListen));
+    if (!free.every(Boolean)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

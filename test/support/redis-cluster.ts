@@ -134,7 +134,9 @@ export class RedisClusterRig {
   static async start(options: RedisClusterOptions = {}): Promise<RedisClusterRig> {
     const { masters = 3, replicasPerMaster = 1, host = '127.0.0.1', auth, nodeTimeoutMs = 1_000 } = options;
     const count = masters * (1 + replicasPerMaster);
-    const ports = options.ports ?? (await Promise.all(Array.from({ length: count }, () => freePort())));
+    // A node also binds its port + 10000, the cluster's bus.
+    const ports =
+      options.ports ?? (await Promise.all(Array.from({ length: count }, () => freePort((port) => [port + 10_000]))));
     const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
     const nodes = ports.map(
       (port) =>
@@ -168,7 +170,13 @@ export class RedisClusterRig {
       nodes.forEach((node) => node.start());
       await Promise.all(
         nodes.map((node) =>
-          eventually(() => onNode(node, auth, (c) => c.ping()), { timeoutMs: 20_000, intervalMs: 50 }),
+          eventually(
+            () => {
+              if (!node.running) throw new Error(`redis-server ${node.address} exited (was its port taken?)`);
+              return onNode(node, auth, (c) => c.ping());
+            },
+            { timeoutMs: 20_000, intervalMs: 50, what: `redis-server ${node.address} to answer` },
+          ),
         ),
       );
       await run('redis-cli', [
