@@ -75,8 +75,12 @@ export class RedisConnections implements OnApplicationShutdown {
           sentinelUsername: this.config.sentinelUsername,
           sentinelPassword: this.config.sentinelPassword,
           ...(tls ? { enableTLSForSentinelMode: true, sentinelTLS: tls } : {}),
-          // Reconnects to the new master as soon as a sentinel announces the switch, not at the next error.
-          failoverDetector: true,
+          // No failoverDetector: a +switch-master that reaches a connection while it asks the
+          // sentinels for the master ends it for good ('Connection is closed', status end; every
+          // connection of the app at once after a master was killed under load). A failover closes
+          // the clients of the old master, and a connection still on a demoted one reconnects at
+          // its first READONLY.
+          reconnectOnError: (error: Error) => (error.message.startsWith('READONLY') ? 2 : false),
           retryStrategy: backoff,
           sentinelRetryStrategy: backoff,
         });
