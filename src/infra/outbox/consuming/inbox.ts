@@ -28,8 +28,13 @@ export interface InboxDelivery {
   consumer: string;
   /** 1 on the first delivery to this consumer. */
   attempt: number;
-  /** Only deliveries of one queue share a transaction; the handler of an `exclusive` one always runs alone. */
+  /** The handler of an `exclusive` consumer always runs alone. */
   subscription: InboxConsumer;
+  /**
+   * Which deliveries that arrive together may share its transaction: those of its queue, unless it
+   * names another group (the local bus's deliveries are one, whatever their queue: ADR 0098).
+   */
+  group?: string;
   /** Runs in its own transaction, as an `exclusive` consumer's deliveries do (one suspected of killing its worker). */
   alone?: boolean;
   /**
@@ -99,7 +104,8 @@ const inAggregateOrder = (reads: Read[]): number[] =>
  *
  * Deliveries of one queue that arrive together share one transaction (group commit): one round
  * trip records all their inbox rows and one commit makes all their effects durable, which is what
- * lets a consumer keep up with its queue. If one of them fails, the transaction rolls back and
+ * lets a consumer keep up with its queue. The local bus's deliveries are one group, whatever their
+ * queue: the consumers of one message (and of the messages committed with it) share it. If one of them fails, the transaction rolls back and
  * each runs again alone, one after the other, so that only the failing one fails. Running again
  * is harmless for effects that live in the database (they were rolled back), not for one that
  * left it: a consumer that sends an email is `exclusive`, and never shares. A handler whose work
@@ -121,24 +127,24 @@ export class Inbox {
     if (item.subscription.exclusive || item.alone) {
       return continueTrace(item.traceContext, () => this.alone(item));
     }
-    const { queue } = item.subscription;
+    const group = item.group ?? item.subscription.queue;
     return new Promise((resolve, reject) => {
-      const queued = this.waiting.get(queue) ?? [];
+      const queued = this.waiting.get(group) ?? [];
       queued.push({ item, resolve, reject });
-      this.waiting.set(queue, queued);
-      if (queued.length >= this.config.consumerBatchSize) this.flush(queue);
-      // Everything of this queue that arrives in this turn of the event loop goes in the same transaction.
-      else if (queued.length === 1) setImmediate(() => this.flush(queue));
+      this.waiting.set(group, queued);
+      if (queued.length >= this.config.consumerBatchSize) this.flush(group);
+      // Everything of this group that arrives in this turn of the event loop goes in the same transaction.
+      else if (queued.length === 1) setImmediate(() => this.flush(group));
     });
   }
 
-  private flush(queue: string): void {
-    const queued = this.waiting.get(queue) ?? [];
+  private flush(group: string): void {
+    const queued = this.waiting.get(group) ?? [];
     if (queued.length === 0) return;
     const batch = queued.splice(0, this.config.consumerBatchSize);
-    if (queued.length > 0) setImmediate(() => this.flush(queue));
+    if (queued.length > 0) setImmediate(() => this.flush(group));
     void traceInboxBatch(
-      queue,
+      group,
       batch.map((waiting) => waiting.item.traceContext ?? {}),
       () => this.run(batch),
     );

@@ -18,6 +18,12 @@ import { isUnreachable } from '../unreachable';
 const DRAIN_AT_MOST_MS = 10_000;
 
 /**
+ * The inbox's group of the bus's deliveries: those that arrive together share one transaction,
+ * whatever their queue (ADR 0098). A failure runs each again alone, as in any group.
+ */
+const LOCAL_GROUP = 'local';
+
+/**
  * The in-process bus (OUTBOX_DELIVERY=local, ADR 0096). A message whose every consumer runs in the
  * process that writes it is written published and claimed by that process (the publisher asks
  * LocalRoutes), and handed to its consumers right after the commit, through the same inbox as a job's
@@ -93,6 +99,7 @@ export class LocalBus implements BeforeApplicationShutdown {
         ...named,
         attempt: 1,
         subscription,
+        group: LOCAL_GROUP,
         hooks,
         traceContext: trace.context,
         onRead: (read) => {
