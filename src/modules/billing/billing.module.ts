@@ -10,6 +10,7 @@ import { CapturePaymentReaction } from './capture-payment/capture-payment.reacti
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
 import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
 import { AttributeGatewayRequests1795970004200 } from './database/migrations/1795970004200-attribute-gateway-requests';
+import { GatewayRecords } from './database/gateway-records';
 import { PaymentIntentsRepository } from './database/payment-intents.repository';
 import { PaymentsRepository } from './database/payments.repository';
 import { PlansRepository } from './database/plans.repository';
@@ -37,6 +38,7 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     PlansRepository,
     PaymentsRepository,
     PaymentIntentsRepository,
+    GatewayRecords,
     { provide: CardGateway, useClass: FakeCardGateway },
     AuthorizePayment,
     CapturePayment,
