@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 
 const root = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -60,6 +61,52 @@ const untypedOnEventImports = (dir: string) =>
   eventEmitterImports(dir, 'OnEvent').filter(
     (file) => file !== path.join('infra', 'outbox', 'consuming', 'on-event.ts'),
   );
+
+/** The methods and helpers that send SQL: a repository's or a query's, in a `database/` folder. */
+const SQL_CALLS = new Set([
+  'query',
+  'createQueryBuilder',
+  'getRepository',
+  'answerWithNext',
+  'sendWithNext',
+  'sendWithNextOn',
+  'lockUntilCommit',
+]);
+
+/**
+ * Where code in src/modules outside a `database/` folder runs SQL (`file:line name`): a call of a
+ * method or helper of SQL_CALLS, or a reach for an entity manager (`.manager`). Statements live in
+ * each module's database/ folder, in repositories and queries named for what they hold; the rest
+ * of the module calls them. Read from the syntax tree, so that a comment or a string does not count.
+ */
+function sqlOutsideDatabase(dir: string): string[] {
+  const modules = path.join(dir, 'src', 'modules');
+  const files = readdirSync(modules, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.split(path.sep).includes('database'))
+    .sort();
+  const found: string[] = [];
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(path.join(modules, file), 'utf8'), ts.ScriptTarget.Latest);
+    const where = (node: ts.Node, name: string) =>
+      `src/modules/${file.split(path.sep).join('/')}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${name}`;
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node)) {
+        const callee = node.expression;
+        const name = ts.isPropertyAccessExpression(callee)
+          ? callee.name.text
+          : ts.isIdentifier(callee)
+            ? callee.text
+            : undefined;
+        if (name !== undefined && SQL_CALLS.has(name)) found.push(where(node, name));
+      } else if (ts.isPropertyAccessExpression(node) && node.name.text === 'manager') {
+        found.push(where(node, 'manager'));
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return found;
+}
 
 const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
 
@@ -242,6 +289,31 @@ describe('The architecture rules', () => {
 
     expect(untypedOnEventImports(dir)).toEqual([path.join('modules', 'billing', 'payment.handler.ts')]);
     expect(untypedOnEventImports(root)).toEqual([]);
+  });
+
+  it('when code outside a database/ folder of src/modules runs SQL, then the architecture check names the file', () => {
+    const dir = tree({
+      'src/modules/billing/authorize-payment/x.ts':
+        "import { DataSource } from 'typeorm';\n" +
+        'export class X {\n  constructor(private readonly dataSource: DataSource) {}\n' +
+        "  run() {\n    return this.dataSource.query('SELECT 1');\n  }\n}\n",
+      'src/modules/billing/authorize-payment/y.ts':
+        "// this.dataSource.query('SELECT 1') in a comment, and in a string:\nexport const y = 'sendWithNext(tx)';\n",
+      'src/modules/billing/database/payments.repository.ts':
+        "export const find = (tx: { query(text: string): unknown }) => tx.query('SELECT 1');\n",
+      'src/modules/checkout/orchestration/database/sagas.repository.ts':
+        "import { answerWithNext } from '../../../../infra/database/app-pg-client';\nexport const read = answerWithNext;\n",
+      'src/modules/checkout/start-checkout/start.ts':
+        "import { sendWithNext } from '../../../infra/database/app-pg-client';\n" +
+        "export const start = (tx: { manager: object }) => sendWithNext(tx.manager as never, 'INSERT', []);\n",
+    });
+
+    expect(sqlOutsideDatabase(dir)).toEqual([
+      'src/modules/billing/authorize-payment/x.ts:5 query',
+      'src/modules/checkout/start-checkout/start.ts:2 sendWithNext',
+      'src/modules/checkout/start-checkout/start.ts:2 manager',
+    ]);
+    expect(sqlOutsideDatabase(root)).toEqual([]);
   });
 
   it("when a module's code names a table, then the table is in that module's own schema", () => {

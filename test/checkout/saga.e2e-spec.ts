@@ -5,7 +5,10 @@ import { Faults } from '../../src/infra/faults/faults';
 import { OutboxPublisher } from '../../src/infra/outbox';
 import { AuthorizePaymentCommand, CaptureDeclined } from '../../src/modules/billing/contracts';
 import { ORCHESTRATED } from '../../src/modules/checkout/contracts';
-import { SagasRepository, StaleSagaWriteError } from '../../src/modules/checkout/orchestration/sagas.repository';
+import {
+  SagasRepository,
+  StaleSagaWriteError,
+} from '../../src/modules/checkout/orchestration/database/sagas.repository';
 import { SagaRunner } from '../../src/modules/checkout/orchestration/saga.runner';
 import { CheckoutClient, LEFT } from '../support/checkout-client';
 import { eventually } from '../support/eventually';

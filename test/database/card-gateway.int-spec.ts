@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Pool } from 'pg';
 import type { DatabaseConfig } from '../../src/config/database.config';
+import { GatewayRecords } from '../../src/modules/billing/database/gateway-records';
 import { FakeCardGateway, type GatewayAnswer } from '../../src/modules/billing/gateway/card-gateway';
 import { TestDatabase } from '../support/test-database';
 
@@ -18,8 +19,8 @@ const authorizationOf = (answer: GatewayAnswer): string => {
 };
 
 /** Writes to Postgres by the gateway's pool: a round trip is a write and its answer. */
-function countWrites(gateway: FakeCardGateway): () => number {
-  const pool = (gateway as unknown as { pool: Pool }).pool;
+function countWrites(records: GatewayRecords): () => number {
+  const pool = (records as unknown as { pool: Pool }).pool;
   let writes = 0;
   pool.on('connect', (client) => {
     const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
@@ -39,6 +40,7 @@ function countWrites(gateway: FakeCardGateway): () => number {
 
 describe('the fake card gateway, over the app pool client', () => {
   let database: TestDatabase;
+  let records: GatewayRecords;
   let gateway: FakeCardGateway;
 
   beforeAll(async () => {
@@ -46,14 +48,15 @@ describe('the fake card gateway, over the app pool client', () => {
   });
 
   beforeEach(() => {
-    gateway = new FakeCardGateway({
+    records = new GatewayRecords({
       url: database.url,
       directUrl: database.url,
       preparedStatements: true,
     } as DatabaseConfig);
+    gateway = new FakeCardGateway(records);
   });
 
-  afterEach(() => gateway.onApplicationShutdown());
+  afterEach(() => records.onApplicationShutdown());
 
   afterAll(() => database.drop());
 
@@ -91,7 +94,7 @@ describe('the fake card gateway, over the app pool client', () => {
   });
 
   it('when an authorization and its capture run, then they cost two and four round trips', async () => {
-    const writes = countWrites(gateway);
+    const writes = countWrites(records);
     const key = randomUUID();
     const id = authorizationOf(await gateway.authorize(key, card(key)));
     const afterAuthorize = writes();

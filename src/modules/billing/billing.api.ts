@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { type Plan, Plans } from './plans/plans';
+import { type Plan, PlansRepository } from './database/plans.repository';
 
 /** What other modules may ask billing. */
 @Injectable()
 export class BillingApi {
-  constructor(private readonly plans: Plans) {}
+  constructor(private readonly plans: PlansRepository) {}
 
   listPlans(): Promise<Plan[]> {
     return this.plans.list();

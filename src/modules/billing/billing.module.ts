@@ -10,9 +10,11 @@ import { CapturePaymentReaction } from './capture-payment/capture-payment.reacti
 import { CreateBillingSchema1795970000200 } from './database/migrations/1795970000200-create-billing-schema';
 import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
 import { AttributeGatewayRequests1795970004200 } from './database/migrations/1795970004200-attribute-gateway-requests';
+import { GatewayRecords } from './database/gateway-records';
+import { PaymentIntentsRepository } from './database/payment-intents.repository';
 import { PaymentsRepository } from './database/payments.repository';
+import { PlansRepository } from './database/plans.repository';
 import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
-import { Plans } from './plans/plans';
 import { RefundPaymentController } from './refund-payment/refund-payment.controller';
 import { RefundPayment } from './refund-payment/refund-payment.use-case';
 import { VoidAuthorizationCommandHandler } from './void-authorization/void-authorization.command-handler';
@@ -33,8 +35,10 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
   controllers: [RefundPaymentController],
   providers: [
     BillingApi,
-    Plans,
+    PlansRepository,
     PaymentsRepository,
+    PaymentIntentsRepository,
+    GatewayRecords,
     { provide: CardGateway, useClass: FakeCardGateway },
     AuthorizePayment,
     CapturePayment,

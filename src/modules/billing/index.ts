@@ -1,3 +1,3 @@
 export { BillingModule } from './billing.module';
 export { BillingApi } from './billing.api';
-export type { Plan } from './plans/plans';
+export type { Plan } from './database/plans.repository';

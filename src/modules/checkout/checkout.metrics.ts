@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, Histogram } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../../infra/metrics/metrics.registry';
 import { checkoutConfig, type CheckoutConfig, CHECKOUT_MODES } from './checkout.config';
 import type { CheckoutRow } from './database/checkouts.repository';
+import { OpenCheckoutsQuery } from './database/open-checkouts.query';
 
 /** A checkout's statuses while it is not finished: the ones `checkouts{mode,status}` counts. */
 const OPEN = ['PENDING', 'INTERVENTION'] as const;
@@ -15,7 +15,7 @@ export class CheckoutMetrics {
 
   constructor(
     registry: MetricsRegistry,
-    private readonly dataSource: DataSource,
+    private readonly openCheckouts: OpenCheckoutsQuery,
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
   ) {
     const registers = [registry];
@@ -29,16 +29,7 @@ export class CheckoutMetrics {
     // One reading for the three gauges, over the open checkouts only, through the status index: it
     // costs the same however many finished checkouts the table holds (ADR 0078).
     const open = registry.reading('checkouts', () =>
-      this.dataSource.query<Array<{ mode: string; status: string; count: number; stuck: number; oldest_age: number }>>(
-        `SELECT mode, status, count(*)::int AS count,
-                (count(*) FILTER (WHERE status = 'PENDING'
-                                    AND created_at < clock_timestamp() - make_interval(secs => $1)))::int AS stuck,
-                extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_age
-           FROM checkout.checkouts
-          WHERE status IN ('PENDING', 'INTERVENTION')
-          GROUP BY mode, status`,
-        [this.config.stuckAfterMs / 1_000],
-      ),
+      this.openCheckouts.byModeAndStatus(this.config.stuckAfterMs / 1_000),
     );
     const byStatus: Gauge<'mode' | 'status'> = new Gauge({
       name: 'checkouts',

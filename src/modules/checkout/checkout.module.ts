@@ -12,6 +12,8 @@ import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './core/checkout
 import { CheckoutProgressRecorder } from './core/checkout-progress';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './core/checkout-steps';
 import { CheckoutsRepository } from './database/checkouts.repository';
+import { IdempotencyKeysRepository } from './database/idempotency-keys.repository';
+import { OpenCheckoutsQuery } from './database/open-checkouts.query';
 import { CreateCheckoutSchema1795970000500 } from './database/migrations/1795970000500-create-checkout-schema';
 import { CreateCheckoutTables1795970002500 } from './database/migrations/1795970002500-create-checkout-tables';
 import { CreateSagaTables1795970003500 } from './database/migrations/1795970003500-create-saga-tables';
@@ -64,6 +66,8 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
   ],
   providers: [
     CheckoutsRepository,
+    IdempotencyKeysRepository,
+    OpenCheckoutsQuery,
     CheckoutMetrics,
     CheckoutProgressRecorder,
     StartCheckout,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntitlementsRepository } from './database/entitlements.repository';
 import { accessFrom, mayWatch, type PlanAccess } from './domain/entitlement';
-import { Licensing } from './licensing/licensing';
+import { PlanLicensesRepository } from './database/plan-licenses.repository';
 
 /** A buyer's access to one plan, as every reader must see it: only active access lets them watch. */
 export interface PlanAccessView {
@@ -14,7 +14,7 @@ export interface PlanAccessView {
 @Injectable()
 export class ContentApi {
   constructor(
-    private readonly licensing: Licensing,
+    private readonly licensing: PlanLicensesRepository,
     private readonly entitlements: EntitlementsRepository,
   ) {}
 

@@ -6,13 +6,13 @@ import { ActivateAccess } from './activate-access/activate-access.use-case';
 import { ActivateAccessReaction } from './activate-access/activate-access.reaction';
 import { ContentApi } from './content.api';
 import { EntitlementsRepository } from './database/entitlements.repository';
+import { PlanLicensesRepository } from './database/plan-licenses.repository';
 import { CreateContentSchema1795970000300 } from './database/migrations/1795970000300-create-content-schema';
 import { CreateContentTables1795970002300 } from './database/migrations/1795970002300-create-content-tables';
 import { AddProvisionalEntitlements1795970005300 } from './database/migrations/1795970005300-add-provisional-entitlements';
 import { GrantAccessCommandHandler } from './grant-access/grant-access.command-handler';
 import { GrantAccess } from './grant-access/grant-access.use-case';
 import { GrantAccessReaction } from './grant-access/grant-access.reaction';
-import { Licensing } from './licensing/licensing';
 import { ReadAccessController } from './read-access/read-access.controller';
 import { RevokeAccessCommandHandler } from './revoke-access/revoke-access.command-handler';
 import { RevokeAccess } from './revoke-access/revoke-access.use-case';
@@ -33,7 +33,7 @@ import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
   controllers: [ReadAccessController],
   providers: [
     ContentApi,
-    Licensing,
+    PlanLicensesRepository,
     EntitlementsRepository,
     GrantAccess,
     ActivateAccess,

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { UserEntity } from './database/user.entity';
+import type { UserEntity } from './database/user.entity';
+import { UsersRepository } from './database/users.repository';
 import type { UserStatus } from './domain/buyer';
 
 export interface UserView {
@@ -23,10 +22,10 @@ export const toUserView = ({ id, email, name, country, status }: UserEntity): Us
 /** What other modules may ask identity. */
 @Injectable()
 export class IdentityApi {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(private readonly users: UsersRepository) {}
 
   async findUser(id: string): Promise<UserView | undefined> {
-    const user = await this.txHost.tx.getRepository(UserEntity).findOneBy({ id });
+    const user = await this.users.findById(id);
     return user ? toUserView(user) : undefined;
   }
 }

@@ -7,6 +7,7 @@ import { CreateUser } from './create-user/create-user.use-case';
 import { CreateIdentitySchema1795970000100 } from './database/migrations/1795970000100-create-identity-schema';
 import { CreateUsers1795970002100 } from './database/migrations/1795970002100-create-users';
 import { UserEntity } from './database/user.entity';
+import { UsersRepository } from './database/users.repository';
 import { GetUserController } from './get-user/get-user.controller';
 import { IdentityApi } from './identity.api';
 import { IdentityStatusSource } from './identity-status.source';
@@ -24,6 +25,7 @@ import { VerifyUserReaction } from './verify-user/verify-user.reaction';
   ],
   controllers: [CreateUserController, GetUserController, BlockUserController],
   providers: [
+    UsersRepository,
     IdentityApi,
     CreateUser,
     VerifyUser,

@@ -9,10 +9,12 @@ import { CorrectWelcomeEmailReaction } from './correct-welcome-email/correct-wel
 import { correctWelcomeEmailStep } from './correct-welcome-email/correct-welcome-email.step';
 import { CreateNotificationsSchema1795970000400 } from './database/migrations/1795970000400-create-notifications-schema';
 import { CreateEmails1795970002400 } from './database/migrations/1795970002400-create-emails';
+import { EmailsRepository } from './database/emails.repository';
+import { MailHandovers } from './database/mail-handovers';
 import { CreateMailHandovers1795970004400 } from './database/migrations/1795970004400-create-mail-handovers';
 import { CheckoutEmails } from './mail/checkout-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
-import { LogMailTransport, MailHandovers, MailTransport, SmtpMailTransport } from './mail/mail-transport';
+import { LogMailTransport, MailTransport, SmtpMailTransport } from './mail/mail-transport';
 import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command-handler';
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.use-case';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
@@ -41,6 +43,7 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
           ? new SmtpMailTransport(handovers, config.smtpUrl, config.from, config.smtpTimeouts)
           : new LogMailTransport(handovers),
     },
+    EmailsRepository,
     CheckoutEmails,
     SendWelcomeEmail,
     SendWelcomeEmailReaction,

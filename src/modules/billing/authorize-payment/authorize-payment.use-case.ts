@@ -5,7 +5,7 @@ import { PaymentsRepository } from '../database/payments.repository';
 import { decideAuthorize } from '../domain/payment';
 import { CardGateway } from '../gateway/card-gateway';
 import { toPaymentPayload } from '../payment.mapper';
-import { Plans } from '../plans/plans';
+import { PlansRepository } from '../database/plans.repository';
 
 export interface AuthorizePaymentInput {
   checkoutId: string;
@@ -25,7 +25,7 @@ export type AuthorizeOutcome =
 export class AuthorizePayment {
   constructor(
     private readonly payments: PaymentsRepository,
-    private readonly plans: Plans,
+    private readonly plans: PlansRepository,
     private readonly gateway: CardGateway,
   ) {}
 

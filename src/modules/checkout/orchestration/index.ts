@@ -9,12 +9,21 @@ import { sagaConfig } from './saga.config';
 import { SagaMetrics } from './saga.metrics';
 import { SagaRunner } from './saga.runner';
 import { SagasController } from './sagas.controller';
-import { SagasRepository } from './sagas.repository';
+import { OpenSagasQuery } from './database/open-sagas.query';
+import { SagasRepository } from './database/sagas.repository';
 
 export { OrchestrationCoordinator, sagaConfig, SagasRepository };
 
 /** The orchestrated checkout's controllers and providers, for the checkout module to register. */
 export const ORCHESTRATION = {
   controllers: [SagasController],
-  providers: [SagasRepository, SagaRunner, SagaMetrics, OrchestratorReaction, SagaDeadlines, OrchestrationCoordinator],
+  providers: [
+    SagasRepository,
+    OpenSagasQuery,
+    SagaRunner,
+    SagaMetrics,
+    OrchestratorReaction,
+    SagaDeadlines,
+    OrchestrationCoordinator,
+  ],
 };

@@ -3,7 +3,7 @@ import { Consumer, type Delivery, OnEvent } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
 import { SagaRunner } from './saga.runner';
-import { StaleSagaWriteError } from './sagas.repository';
+import { StaleSagaWriteError } from './database/sagas.repository';
 
 /** Tries of one answer when other instances keep writing the same saga. */
 const STALE_WRITE_TRIES = 5;

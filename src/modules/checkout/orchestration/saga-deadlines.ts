@@ -9,7 +9,7 @@ import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { traceScheduled } from '../../../infra/tracing/message.tracing';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
-import { SagasRepository } from './sagas.repository';
+import { SagasRepository } from './database/sagas.repository';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagaRunner } from './saga.runner';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
+import { OpenSagasQuery } from './database/open-sagas.query';
 
 /** A saga's states until it ends (COMPLETED or COMPENSATED): the ones `sagas{state}` counts. */
 const OPEN = ['RUNNING', 'COMPENSATING', 'INTERVENTION'] as const;
@@ -12,15 +12,8 @@ const OPEN = ['RUNNING', 'COMPENSATING', 'INTERVENTION'] as const;
  */
 @Injectable()
 export class SagaMetrics {
-  constructor(registry: MetricsRegistry, dataSource: DataSource) {
-    const open = registry.reading('sagas', () =>
-      dataSource.query<Array<{ status: string; count: number; oldest_age: number }>>(
-        `SELECT status, count(*)::int AS count,
-                extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_age
-           FROM checkout.sagas
-          WHERE status IN ('RUNNING', 'COMPENSATING', 'INTERVENTION') GROUP BY status`,
-      ),
-    );
+  constructor(registry: MetricsRegistry, openSagas: OpenSagasQuery) {
+    const open = registry.reading('sagas', () => openSagas.byStatus());
     const byState: Gauge<'state'> = new Gauge({
       name: 'sagas',
       help: 'Orchestrated checkouts by saga state, for the sagas not ended (RUNNING, COMPENSATING, INTERVENTION)',

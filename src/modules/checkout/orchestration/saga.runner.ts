@@ -9,7 +9,7 @@ import { isStale, isUndoing, type Saga, type SagaInput } from './domain/saga-mac
 import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
 import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
-import { SagasRepository, StaleSagaWriteError } from './sagas.repository';
+import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
 
 const { newSaga, evolve, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
 

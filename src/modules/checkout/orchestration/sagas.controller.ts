@@ -17,7 +17,7 @@ import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
-import { SagasRepository, type SagaView, StaleSagaWriteError } from './sagas.repository';
+import { SagasRepository, type SagaView, StaleSagaWriteError } from './database/sagas.repository';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import { isUndoing, type SagaStatus } from './domain/saga-machine';
 import { SagaRunner } from './saga.runner';

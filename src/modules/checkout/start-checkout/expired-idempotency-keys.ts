@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
+import { IdempotencyKeysRepository } from '../database/idempotency-keys.repository';
 
 const PURGE_BATCH = 1_000;
 const PURGE_INTERVAL_MS = 600_000;
@@ -14,7 +14,7 @@ const PURGE_INTERVAL_MS = 600_000;
 @Injectable()
 export class ExpiredIdempotencyKeys {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
     tasks: PeriodicTasks,
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
   ) {
@@ -27,12 +27,7 @@ export class ExpiredIdempotencyKeys {
   async purge(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted] = await this.dataSource.query<[unknown[], number]>(
-        `DELETE FROM checkout.idempotency_keys WHERE (scope, key) IN (
-           SELECT scope, key FROM checkout.idempotency_keys
-            WHERE created_at <= now() - make_interval(hours => $1) LIMIT ${PURGE_BATCH})`,
-        [this.config.idempotencyTtlHours],
-      );
+      const deleted = await this.idempotencyKeys.deleteExpired(this.config.idempotencyTtlHours, PURGE_BATCH);
       total += deleted;
       if (deleted < PURGE_BATCH) return total;
     }

@@ -5,16 +5,15 @@ import {
   Injectable,
   UnprocessableEntityException,
 } from '@nestjs/common';
-import { TransactionHost, Transactional } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { Transactional } from '@nestjs-cls/transactional';
 import { ClsService } from 'nestjs-cls';
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryFailedError } from 'typeorm';
 import type { MessageContext } from '../../../infra/context/message-context';
-import { sendWithNext } from '../../../infra/database/app-pg-client';
 import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
+import { IdempotencyKeysRepository } from '../database/idempotency-keys.repository';
 import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from '../core/checkout-coordinator';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
@@ -46,7 +45,7 @@ export interface StartedCheckout {
 @Injectable()
 export class StartCheckout {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly idempotencyKeys: IdempotencyKeysRepository,
     private readonly cls: ClsService<MessageContext>,
     private readonly checkouts: CheckoutsRepository,
     private readonly billing: BillingApi,
@@ -81,12 +80,7 @@ export class StartCheckout {
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
       // The key's first answer, for a retry to find: nothing reads it here, so it goes with the COMMIT.
-      await sendWithNext(
-        this.txHost.tx,
-        `INSERT INTO checkout.idempotency_keys (scope, key, request_hash, checkout_id, response)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [idempotencyKey.scope, idempotencyKey.key, requestHash, checkout.id, JSON.stringify(body)],
-      );
+      await this.idempotencyKeys.insert({ ...idempotencyKey, requestHash, checkoutId: checkout.id, response: body });
     }
     return { body, replayed: false };
   }
@@ -103,29 +97,19 @@ export class StartCheckout {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
-    const tx = this.txHost.tx;
-    // One round trip: the subquery sets the wait before the lock is asked for. The bound stays for
-    // the rest of this short transaction, whose other statements write rows nobody else can hold.
+    // Waits for a request in flight with the same key, up to a limit.
     try {
-      await tx.query(
-        `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
-           FROM (SELECT set_config('lock_timeout', $2, true)) AS bounded`,
-        [`checkout.idempotency:${scope}:${key}`, String(this.config.idempotencyWaitMs)],
-      );
+      await this.idempotencyKeys.lock(scope, key, this.config.idempotencyWaitMs);
     } catch (error) {
       if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
         throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
       }
       throw error;
     }
-    const [stored] = await tx.query<Array<{ request_hash: string; response: CheckoutAccepted; expired: boolean }>>(
-      `SELECT request_hash, response, created_at <= now() - make_interval(hours => $3) AS expired
-         FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`,
-      [scope, key, this.config.idempotencyTtlHours],
-    );
+    const stored = await this.idempotencyKeys.find<CheckoutAccepted>(scope, key, this.config.idempotencyTtlHours);
     if (!stored) return undefined;
     if (stored.expired) {
-      await tx.query(`DELETE FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`, [scope, key]);
+      await this.idempotencyKeys.delete(scope, key);
       return undefined;
     }
     if (stored.request_hash !== requestHash) {

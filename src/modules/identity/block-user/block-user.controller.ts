@@ -1,9 +1,7 @@
 import { Controller, HttpCode, NotFoundException, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
-import { UserEntity } from '../database/user.entity';
+import { UsersRepository } from '../database/users.repository';
 import type { UserStatus } from '../domain/buyer';
 import { toUserView, type UserView } from '../identity.api';
 import { UserResponse } from '../user.dto';
@@ -13,7 +11,7 @@ import { UserResponse } from '../user.dto';
 @AdminOnly()
 @Controller('admin/users/:id')
 export class BlockUserController {
-  constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
+  constructor(private readonly users: UsersRepository) {}
 
   @Post('block')
   @HttpCode(200)
@@ -30,10 +28,9 @@ export class BlockUserController {
   }
 
   private async setStatus(id: string, status: UserStatus): Promise<UserView> {
-    const users = this.txHost.tx.getRepository(UserEntity);
-    const user = await users.findOneBy({ id });
+    const user = await this.users.findById(id);
     if (!user) throw new NotFoundException(`No user ${id}`);
     user.status = status;
-    return toUserView(await users.save(user));
+    return toUserView(await this.users.save(user));
   }
 }

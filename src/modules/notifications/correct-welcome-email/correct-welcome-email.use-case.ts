@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { EmailsRepository } from '../database/emails.repository';
 import { CheckoutEmails, CORRECTION_TEMPLATE, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
 export interface CorrectWelcomeEmailInput {
@@ -26,17 +25,12 @@ export type CorrectionOutcome =
 @Injectable()
 export class CorrectWelcomeEmail {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly recorded: EmailsRepository,
     private readonly emails: CheckoutEmails,
   ) {}
 
   async execute({ checkoutId, amountCents, currency }: CorrectWelcomeEmailInput): Promise<CorrectionOutcome> {
-    const tx = this.txHost.tx;
-    const emails = await tx.query<Array<{ id: string; template: string; recipient: string; sent_at: Date }>>(
-      `SELECT id, template, recipient, sent_at FROM notifications.emails
-        WHERE checkout_id = $1 AND template = ANY($2::text[])`,
-      [checkoutId, [WELCOME_TEMPLATE, CORRECTION_TEMPLATE]],
-    );
+    const emails = await this.recorded.findOfCheckout(checkoutId, [WELCOME_TEMPLATE, CORRECTION_TEMPLATE]);
     const corrected = emails.find((email) => email.template === CORRECTION_TEMPLATE);
     if (corrected) return { outcome: 'sent', emailId: corrected.id, isNew: false };
     const welcome = emails.find((email) => email.template === WELCOME_TEMPLATE);

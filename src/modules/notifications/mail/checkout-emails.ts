@@ -1,7 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { randomUUID } from 'node:crypto';
+import { EmailsRepository } from '../database/emails.repository';
 import { mailConfig, type MailConfig } from './mail.config';
 import { MailTransport, messageIdFor } from './mail-transport';
 
@@ -39,38 +37,22 @@ export class CheckoutEmails {
   private readonly logger = new Logger('CheckoutEmails');
 
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly emails: EmailsRepository,
     private readonly mail: MailTransport,
     @Inject(mailConfig.KEY) private readonly config: MailConfig,
   ) {}
 
   /** Records and hands over the email (unless it was recorded or handed over already). */
   async send({ checkoutId, template, to, subject, text }: CheckoutEmail): Promise<SentEmail> {
-    const tx = this.txHost.tx;
     // An attempt running at the same time as another (an orchestrator's resend while the first
     // send is still at the SMTP server) waits here on the unique key for the other's commit, then
     // records nothing; one statement, with the read of the hand-overs.
-    const [{ inserted, handed_at: handedAt }] = await tx.query<
-      Array<{ inserted: string | null; handed_at: Date | null }>
-    >(
-      `WITH inserted AS (
-         INSERT INTO notifications.emails (id, checkout_id, template, recipient, subject, body)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (checkout_id, template) DO NOTHING
-         RETURNING id)
-       SELECT (SELECT id FROM inserted) AS inserted,
-              (SELECT min(handed_at) FROM notifications.mail_handovers
-                WHERE checkout_id = $2 AND template = $3) AS handed_at`,
-      [randomUUID(), checkoutId, template, to, subject, text],
-    );
+    const { inserted, handedAt } = await this.emails.recordUnlessRecorded({ checkoutId, template, to, subject, text });
     if (!inserted) {
       // The statement's snapshot predates the other's commit: a new one sees its row.
-      const [recorded] = await tx.query<Array<{ id: string }>>(
-        `SELECT id FROM notifications.emails WHERE checkout_id = $1 AND template = $2`,
-        [checkoutId, template],
-      );
+      const recorded = await this.emails.findId(checkoutId, template);
       if (!recorded) throw new Error(`The ${template} email of checkout ${checkoutId} is neither new nor recorded`);
-      return { emailId: recorded.id, isNew: false };
+      return { emailId: recorded, isNew: false };
     }
     const messageId = messageIdFor(template, checkoutId, this.config.from);
     if (handedAt) {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionHost } from '@nestjs-cls/transactional';
-import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { IdentityApi } from '../../identity';
+import { EmailsRepository } from '../database/emails.repository';
 import { CheckoutEmails, WELCOME_TEMPLATE } from '../mail/checkout-emails';
 
 export interface SendWelcomeEmailInput {
@@ -26,18 +25,14 @@ export type WelcomeOutcome = { outcome: 'sent'; emailId: string; isNew: boolean 
 @Injectable()
 export class SendWelcomeEmail {
   constructor(
-    private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>,
+    private readonly recorded: EmailsRepository,
     private readonly identity: IdentityApi,
     private readonly emails: CheckoutEmails,
   ) {}
 
   async execute({ checkoutId, userId, planId }: SendWelcomeEmailInput): Promise<WelcomeOutcome> {
-    const tx = this.txHost.tx;
-    const [existing] = await tx.query<Array<{ id: string }>>(
-      `SELECT id FROM notifications.emails WHERE checkout_id = $1 AND template = $2`,
-      [checkoutId, WELCOME_TEMPLATE],
-    );
-    if (existing) return { outcome: 'sent', emailId: existing.id, isNew: false };
+    const existing = await this.recorded.findId(checkoutId, WELCOME_TEMPLATE);
+    if (existing) return { outcome: 'sent', emailId: existing, isNew: false };
 
     const buyer = await this.identity.findUser(userId);
     if (!buyer) throw new Error(`No user ${userId} to welcome`);

@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 
 /** Where each plan may be sold: `['*']` for everywhere, else the ISO 3166-1 alpha-2 codes. */
 @Injectable()
-export class Licensing {
+export class PlanLicensesRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   async licensedCountries(): Promise<Map<string, string[]>> {

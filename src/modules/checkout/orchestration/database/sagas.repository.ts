@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { currentTraceContext } from '../../../infra/tracing/message.tracing';
-import { FORWARD_STEPS } from '../core/checkout-steps';
-import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../database/checkouts.repository';
-import type { CheckoutProgress, CheckoutStep } from '../domain/checkout';
-import type { Saga, SagaStatus, StepStatus } from './domain/saga-machine';
-import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns } from './saga-row';
+import { currentTraceContext } from '../../../../infra/tracing/message.tracing';
+import { FORWARD_STEPS } from '../../core/checkout-steps';
+import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../../database/checkouts.repository';
+import type { CheckoutProgress, CheckoutStep } from '../../domain/checkout';
+import type { Saga, SagaStatus, StepStatus } from '../domain/saga-machine';
+import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns } from '../saga-row';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
 export class StaleSagaWriteError extends Error {

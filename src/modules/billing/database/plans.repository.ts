@@ -11,7 +11,7 @@ export interface Plan {
 
 /** The plans on sale and their prices, seeded by migration. */
 @Injectable()
-export class Plans {
+export class PlansRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
   list(): Promise<Plan[]> {
