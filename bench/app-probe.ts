@@ -40,8 +40,8 @@ export interface RecordedQuery {
   /** When it was sent, in ms since the recording started. */
   at: number;
   failed?: boolean;
-  /** Held by the app's client and sent with the statement after it (not a BEGIN: the replay's client holds those itself). */
-  withNext?: boolean;
+  /** Sent in the write of the statement before it (AppPgClient): no round trip of its own. */
+  joined?: boolean;
   /** For a claim (FOR UPDATE SKIP LOCKED), the ids of the rows it locked. */
   claimed?: string[];
 }
@@ -90,10 +90,10 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     return originalQuery.apply(this, args);
   const text = typeof config === 'string' ? config : String((config as { text?: unknown })?.text ?? '');
   const values = Array.isArray(second) ? second : (config as { values?: unknown[] } | undefined)?.values;
-  // A statement the app's client held (a BEGIN, an outbox row) goes out in one write with the
-  // statement after it (AppPgClient): one round trip for both.
-  const riding = (this as { ridingWithNext?: boolean }).ridingWithNext === true;
-  if (!riding) counters.pgRoundTrips += 1;
+  // Statements the app's client sends in one write (AppPgClient: a held BEGIN or outbox row with
+  // the statement after it, statements asked for in one tick) make one round trip.
+  const joined = (this as { sharesAWrite?: boolean }).sharesAWrite === true;
+  if (!joined) counters.pgRoundTrips += 1;
   if (CONTROL.test(text)) {
     counters.pgControl += 1;
     if (BEGINS.test(text)) {
@@ -105,7 +105,7 @@ const originalQuery = pg.Client.prototype.query as unknown as QueryFn;
     if (!inTransaction.has(this)) counters.pgTransactions += 1;
   }
   const entry = record(this, text, values);
-  if (entry && riding && !BEGINS.test(text)) entry.withNext = true;
+  if (entry && joined) entry.joined = true;
   const claim = entry && CLAIM.test(text);
   const claimedBy = (result: unknown) => {
     if (claim)

@@ -173,7 +173,11 @@ function asReplayed(query: RecordedQuery): { text: string; values: Array<string 
 /** Deadlocks and serialization failures: the transaction is tried again. */
 const RETRIED = new Set(['40P01', '40001']);
 
-/** One transaction, statement by statement; stops at the first failure the app did not see. */
+/**
+ * One transaction, write by write: a statement and those the app sent in its write (`joined`) are
+ * sent in one tick, so the replay's client sends them in one write too. Stops at the first failure
+ * the app did not see.
+ */
 async function replayUnit(
   client: AppPgClient,
   unit: Unit,
@@ -181,28 +185,33 @@ async function replayUnit(
   observe?: StatementObserver,
 ): Promise<{ statements: number; error?: string; code?: string }> {
   let statements = 0;
-  for (const query of unit.queries) {
-    const sent = asReplayed(query);
-    const values = sent.values.map((value, index) =>
-      value === null ? null : query.binary?.includes(index) ? Buffer.from(value, 'base64') : fresh(value),
-    );
+  const { queries } = unit;
+  for (let next = 0; next < queries.length;) {
+    const write = [queries[next++]];
+    while (next < queries.length && queries[next].joined) write.push(queries[next++]);
     const sentAt = performance.now();
-    try {
+    const answers = await Promise.allSettled(write.map((query) => send(client, query, fresh)));
+    for (const [index, answer] of answers.entries()) {
+      const query = write[index];
       statements += 1;
-      if (query.withNext && client.sendWithNext(fresh(sent.text), values)) continue;
-      if (values.length > 0) await client.query(fresh(sent.text), values);
-      else await client.query(fresh(sent.text));
-      observe?.(query, performance.now() - sentAt);
-    } catch (error) {
-      observe?.(query, performance.now() - sentAt);
-      if (query.failed) continue; // it failed for the app too, which went on
+      if (index === 0) observe?.(query, performance.now() - sentAt); // the write's time, once
+      if (answer.status === 'fulfilled' || query.failed) continue; // a failure the app saw too, and went on
       if (unit.explicit) await client.query('ROLLBACK').catch(() => undefined);
       return {
         statements,
-        error: `${String(error)} in: ${query.text.slice(0, 200)}`,
-        code: (error as { code?: string }).code,
+        error: `${String(answer.reason)} in: ${query.text.slice(0, 200)}`,
+        code: (answer.reason as { code?: string }).code,
       };
     }
   }
   return { statements };
+}
+
+/** One recorded statement, sent again with fresh ids. */
+function send(client: AppPgClient, query: RecordedQuery, fresh: (text: string) => string): Promise<unknown> {
+  const sent = asReplayed(query);
+  const values = sent.values.map((value, index) =>
+    value === null ? null : query.binary?.includes(index) ? Buffer.from(value, 'base64') : fresh(value),
+  );
+  return values.length > 0 ? client.query(fresh(sent.text), values) : client.query(fresh(sent.text));
 }

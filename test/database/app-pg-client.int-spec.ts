@@ -148,6 +148,41 @@ describe("AppPgClient, the app pool's client", () => {
     expect(await database.query('SELECT id FROM notes')).toEqual([]);
   });
 
+  it('when statements are asked for in one tick, then they go in one write and each gets its own answer', async () => {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO notes (id) VALUES ($1)', [13]);
+    const writes = writesOf(client);
+
+    const answers = (await Promise.all([
+      client.query('SELECT count(*)::int AS n FROM notes WHERE id = $1', [13]),
+      client.query('INSERT INTO notes (id) VALUES ($1) RETURNING id', [14]),
+      client.query('SELECT array_agg(id ORDER BY id) AS ids FROM notes'),
+    ])) as QueryResult[];
+    const together = writes.count();
+    await client.query('COMMIT');
+
+    expect(answers.map((answer) => answer.rows)).toEqual([[{ n: 1 }], [{ id: 14 }], [{ ids: [13, 14] }]]);
+    expect([together, writes.count()]).toEqual([1, 2]); // the three, then the COMMIT
+  });
+
+  it('when one of the statements asked for in one tick fails, then its caller gets its error and the others theirs', async () => {
+    await client.query('BEGIN');
+    const writes = writesOf(client);
+
+    const answers = await Promise.allSettled([
+      client.query('INSERT INTO notes (id) VALUES ($1)', [15]),
+      client.query('INSERT INTO notes (id) VALUES ($1)', [15]),
+      client.query('SELECT 1'),
+    ]);
+    await client.query('ROLLBACK');
+
+    expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });
+    expect((answers[2] as PromiseRejectedResult).reason).toMatchObject({ code: '25P02' }); // the transaction had failed
+    expect(writes.count()).toBe(2);
+    expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
   it('when a lock is taken until commit, then the read after it waits for the lock and sees what its holder committed', async () => {
     const holder = new Client({ connectionString: database.url });
     await holder.connect();

@@ -107,9 +107,12 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  * pg's own client does, with two economies; TypeORM, nestjs-cls and the app's transactions are
  * unchanged by them.
  *
- * **A statement that needs no answer yet goes in one write with the next one**, and Postgres
- * answers both at once (pg's pipeline mode sends a query without waiting for the one before; the
- * socket is corked until all are written). Two such statements: a transaction's BEGIN, which
+ * **Statements sent in one tick go in one write**, and Postgres answers them at once: pg's
+ * pipeline mode sends a query without waiting for the one before, and the socket is corked from
+ * the first statement of a tick to the end of it. Statements that do not need each other's answers
+ * are asked for together (`Promise.all`), and each gets its own answer.
+ *
+ * **A statement that needs no answer yet goes in one write with the next one.** Two such statements: a transaction's BEGIN, which
  * TypeORM sends alone and waits for (a round trip in every transaction), is held and answered at
  * once; and a statement given to `sendWithNext` (the outbox's rows, which nobody reads back in
  * their transaction, or a lock taken before a read) waits for the transaction's next statement or
@@ -138,8 +141,13 @@ export class AppPgClient extends Client {
   private held: unknown[][] = [];
   /** Who waits for the answer of a held statement (answerWithNext), by the statement. */
   private readonly awaited = new Map<unknown[], Awaited>();
-  /** True while a held statement is being sent: it rides in the write of the statement after it. */
-  ridingWithNext = false;
+  /**
+   * True while a statement is sent into a write that an earlier one of this tick opened: it makes
+   * no round trip of its own (what a probe counting round trips reads).
+   */
+  sharesAWrite = false;
+  /** True from the first statement of a tick to the end of it, while the socket is corked. */
+  private writeOpen = false;
   private readonly prepares: boolean;
   /** SET LOCALs that go with each BEGIN (behind a pooler), or undefined. */
   private readonly bounds?: string;
@@ -214,22 +222,14 @@ export class AppPgClient extends Client {
       return begun ? Promise.resolve(answered(end)) : this.send(args);
     }
     if (end && held.length === 1 && begun) return Promise.resolve(answered(end)); // began and ended, empty
-    const { stream } = (this as unknown as { connection: { stream: Corkable } }).connection;
-    stream.cork();
-    try {
-      this.ridingWithNext = true;
-      const before = held.map((statement) => this.settle(statement, this.send(statement)));
-      this.ridingWithNext = false;
-      const sent = this.send(args);
-      if (!plain) {
-        before.forEach((answer) => answer.catch(() => undefined)); // the statement's callback hears of a failure
-        return sent;
-      }
-      return Promise.allSettled([...before, sent]).then(answeredLast);
-    } finally {
-      this.ridingWithNext = false;
-      stream.uncork(); // all are written by now (or queued until the client connects)
+    // Held statements first, then this one, in the write of this tick.
+    const before = held.map((statement) => this.settle(statement, this.send(statement)));
+    const sent = this.send(args);
+    if (!plain) {
+      before.forEach((answer) => answer.catch(() => undefined)); // the statement's callback hears of a failure
+      return sent;
     }
+    return Promise.allSettled([...before, sent]).then(answeredLast);
   }
 
   /** Passes a held statement's answer to whoever waits for it; returns the answer. */
@@ -247,23 +247,42 @@ export class AppPgClient extends Client {
    * bounds, BEGIN, the statement and COMMIT in one write (one round trip, as alone).
    */
   private boundedAlone(args: unknown[]): Promise<QueryResult> {
+    this.held.push(HELD_BEGIN);
+    const answer = this.query(...args) as Promise<QueryResult>;
+    const ending = this.query('COMMIT') as Promise<QueryResult>;
+    return Promise.allSettled([answer, ending]).then(([statement, commit]) => {
+      if (statement.status === 'rejected') throw statement.reason;
+      if (commit.status === 'rejected') throw commit.reason;
+      return statement.value;
+    });
+  }
+
+  /**
+   * Opens the write of this tick, if no statement has yet: the socket stays corked until the tick
+   * ends, so that every statement sent meanwhile goes out with this one. True if it was open.
+   */
+  private joinWrite(): boolean {
+    if (this.writeOpen) return true;
     const { stream } = (this as unknown as { connection: { stream: Corkable } }).connection;
     stream.cork();
-    try {
-      this.held.push(HELD_BEGIN);
-      const answer = this.query(...args) as Promise<QueryResult>;
-      const ending = this.query('COMMIT') as Promise<QueryResult>;
-      return Promise.allSettled([answer, ending]).then(([statement, commit]) => {
-        if (statement.status === 'rejected') throw statement.reason;
-        if (commit.status === 'rejected') throw commit.reason;
-        return statement.value;
-      });
-    } finally {
-      stream.uncork();
-    }
+    this.writeOpen = true;
+    process.nextTick(() => {
+      this.writeOpen = false;
+      stream.uncork(); // all are written by now (or queued until the client connects)
+    });
+    return false;
   }
 
   private send(args: unknown[]): Promise<QueryResult> {
+    this.sharesAWrite = this.joinWrite();
+    try {
+      return this.sendNow(args);
+    } finally {
+      this.sharesAWrite = false;
+    }
+  }
+
+  private sendNow(args: unknown[]): Promise<QueryResult> {
     const [text, values, ...rest] = args;
     // Behind a pooler, a transaction sets its bounds in the same message as its BEGIN.
     if (this.bounds && typeof text === 'string' && values === undefined && BEGIN.test(text)) {
