@@ -7,6 +7,7 @@ import {
   CommitRolledBackError,
   HeldStatementDroppedError,
   lockUntilCommit,
+  together,
 } from '../../src/infra/database/app-pg-client';
 import { eventually } from '../support/eventually';
 import { TestDatabase } from '../support/test-database';
@@ -181,6 +182,30 @@ describe("AppPgClient, the app pool's client", () => {
     expect((answers[2] as PromiseRejectedResult).reason).toMatchObject({ code: '25P02' }); // the transaction had failed
     expect(writes.count()).toBe(2);
     expect(await database.query('SELECT id FROM notes')).toEqual([]);
+  });
+
+  it("when a held lock is not granted in time, then the statements asked for together fail with the lock's error", async () => {
+    const holder = new AppPgClient({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['notes:16']);
+      await client.query('BEGIN');
+      await client.query("SET LOCAL lock_timeout = '50ms'");
+
+      await lockUntilCommit(inTransactionOf(client), 'notes:16');
+      const asked = together([
+        client.query('SELECT count(*)::int AS n FROM notes'),
+        client.query('SELECT 1 AS one'),
+        client.query('SELECT 2 AS two'),
+      ]);
+
+      await expect(asked).rejects.toMatchObject({ code: '55P03' }); // lock_not_available, not 25P02
+      await client.query('ROLLBACK');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
   });
 
   it('when a lock is taken until commit, then the read after it waits for the lock and sees what its holder committed', async () => {

@@ -339,6 +339,29 @@ export async function sendWithNextOn(client: object, text: string, values: unkno
   await (client as Client).query(text, values);
 }
 
+/** Postgres refusing a statement because an earlier one of its transaction had failed. */
+const IN_FAILED_TRANSACTION = '25P02';
+
+/**
+ * Waits for statements asked for together (sent in one write): their answers, in order; or, if
+ * any failed, the error that failed the transaction, not the refusals that followed it (a held
+ * lock's timeout fails the statement it rode with, and every later one with 25P02, in whatever
+ * order their callers hear of it).
+ */
+export async function together<T extends readonly unknown[]>(asked: {
+  [K in keyof T]: T[K] | Promise<T[K]>;
+}): Promise<T> {
+  const answers = await Promise.allSettled(asked);
+  const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as unknown] : []));
+  const cause = failures.find((error) => codeOf(error) !== IN_FAILED_TRANSACTION) ?? failures[0];
+  if (failures.length > 0) throw cause;
+  return answers.map((answer) => (answer as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+const codeOf = (error: unknown): string | undefined =>
+  (error as { code?: string; driverError?: { code?: string } } | undefined)?.driverError?.code ??
+  (error as { code?: string } | undefined)?.code;
+
 /**
  * Takes a lock on `key` that lasts until the transaction of `tx` ends (an advisory lock: it can
  * guard rows that do not exist yet), without a round trip of its own: it goes in one write with

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { together } from '../../../infra/database/app-pg-client';
 import type { PaymentMethod } from '../../checkout/contracts';
 import type { PaymentPayload } from '../contracts';
 import { PaymentsRepository } from '../database/payments.repository';
@@ -30,7 +31,11 @@ export class AuthorizePayment {
   ) {}
 
   async execute(command: AuthorizePaymentInput): Promise<AuthorizeOutcome> {
-    const existing = await this.payments.lockByCheckout(command.checkoutId);
+    // Asked for together (one round trip): the plan is not needed when a payment exists, but costs nothing then.
+    const [existing, plan] = await together([
+      this.payments.lockByCheckout(command.checkoutId),
+      this.plans.find(command.planId),
+    ]);
     const decision = decideAuthorize(existing);
     if (decision.kind === 'refused')
       return { outcome: 'declined', reason: 'voided-before-authorization', isNew: false };
@@ -41,7 +46,6 @@ export class AuthorizePayment {
       return { outcome: 'declined', reason: existing!.decline_reason ?? `payment is ${decision.status}`, isNew: false };
     }
 
-    const plan = await this.plans.find(command.planId);
     if (!plan) return { outcome: 'declined', reason: 'unknown-plan', isNew: true };
     const answer = await this.gateway.authorize(command.idempotencyKey, {
       paymentMethod: command.paymentMethod,

@@ -36,12 +36,12 @@ export class CapturePayment {
     }
     const answer = await this.gateway.capture(idempotencyKey, payment!.gateway_authorization_id!);
     if (!answer.approved) {
-      await this.payments.update(payment!.id, { declineReason: answer.reason });
+      await this.payments.update(payment!, { declineReason: answer.reason });
       return { outcome: 'declined', reason: answer.reason, isNew: true };
     }
     return {
       outcome: 'captured',
-      payment: toPaymentPayload(await this.payments.update(payment!.id, { status: 'captured' })),
+      payment: toPaymentPayload(await this.payments.update(payment!, { status: 'captured' })),
       isNew: true,
     };
   }

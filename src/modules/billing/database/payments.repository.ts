@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../../../infra/context/message-context';
-import { lockUntilCommit } from '../../../infra/database/app-pg-client';
+import { lockUntilCommit, sendWithNext } from '../../../infra/database/app-pg-client';
 import type { PaymentStatus } from '../domain/payment';
 
 export interface PaymentRow {
@@ -46,17 +46,26 @@ export class PaymentsRepository {
     return row;
   }
 
+  /**
+   * Writes a new payment. Nothing of the row is Postgres's to say back, so the statement goes with
+   * the transaction's next one (its COMMIT, as a rule), and its failure fails that one.
+   */
   async insert(payment: NewPayment): Promise<PaymentRow> {
-    const [row] = await this.txHost.tx.query<PaymentRow[]>(
+    const row: PaymentRow = {
+      ...payment,
+      id: randomUUID(),
+      correlation_id: (this.cls.isActive() ? this.cls.get('correlationId') : undefined) ?? null,
+    };
+    await sendWithNext(
+      this.txHost.tx,
       `INSERT INTO billing.payments
          (id, checkout_id, user_id, plan_id, amount_cents, currency, payment_method, status, tombstone,
           idempotency_key, gateway_authorization_id, decline_reason, correlation_id,
           authorized_at, voided_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-               CASE WHEN $8 = 'authorized' THEN now() END, CASE WHEN $8 = 'voided' THEN now() END)
-       RETURNING *`,
+               CASE WHEN $8 = 'authorized' THEN now() END, CASE WHEN $8 = 'voided' THEN now() END)`,
       [
-        randomUUID(),
+        row.id,
         payment.checkout_id,
         payment.user_id,
         payment.plan_id,
@@ -68,15 +77,20 @@ export class PaymentsRepository {
         payment.idempotency_key,
         payment.gateway_authorization_id,
         payment.decline_reason,
-        (this.cls.isActive() ? this.cls.get('correlationId') : undefined) ?? null,
+        row.correlation_id,
       ],
     );
     return row;
   }
 
-  /** Moves a payment to a status, stamping when; a declined capture only records its reason. */
-  async update(id: string, change: { status?: PaymentStatus; declineReason?: string }): Promise<PaymentRow> {
-    const [[row]] = await this.txHost.tx.query<[PaymentRow[], number]>(
+  /**
+   * Moves a payment to a status, stamping when; a declined capture only records its reason. The
+   * payment is the row as read under its lock: the statement goes with the transaction's next one,
+   * and the row it returns is that one as the statement leaves it.
+   */
+  async update(payment: PaymentRow, change: { status?: PaymentStatus; declineReason?: string }): Promise<PaymentRow> {
+    await sendWithNext(
+      this.txHost.tx,
       `UPDATE billing.payments
           SET status = coalesce($2, status),
               decline_reason = coalesce($3, decline_reason),
@@ -84,10 +98,13 @@ export class PaymentsRepository {
               voided_at = CASE WHEN $2 = 'voided' THEN now() ELSE voided_at END,
               refunded_at = CASE WHEN $2 = 'refunded' THEN now() ELSE refunded_at END,
               updated_at = now()
-        WHERE id = $1
-        RETURNING *`,
-      [id, change.status ?? null, change.declineReason ?? null],
+        WHERE id = $1`,
+      [payment.id, change.status ?? null, change.declineReason ?? null],
     );
-    return row;
+    return {
+      ...payment,
+      status: change.status ?? payment.status,
+      decline_reason: change.declineReason ?? payment.decline_reason,
+    };
   }
 }

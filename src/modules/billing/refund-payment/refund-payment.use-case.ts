@@ -39,7 +39,7 @@ export class RefundPayment {
     }
     const answer = await this.gateway.refund(idempotencyKey, payment!.gateway_authorization_id!);
     if (!answer.approved) return { outcome: 'not-refundable', reason: answer.reason };
-    const refunded = await this.payments.update(payment!.id, { status: 'refunded' });
+    const refunded = await this.payments.update(payment!, { status: 'refunded' });
     await this.cls.run({ ifNested: 'inherit' }, async () => {
       if (refunded.correlation_id) this.cls.set('correlationId', refunded.correlation_id);
       await this.outbox.publish(

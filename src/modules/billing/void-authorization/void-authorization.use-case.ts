@@ -56,7 +56,7 @@ export class VoidAuthorization {
       case 'void': {
         const answer = await this.gateway.void(idempotencyKey, { authorizationId: payment!.gateway_authorization_id! });
         if (!answer.approved) throw refused(checkoutId, answer);
-        const voided = await this.payments.update(payment!.id, { status: 'voided' });
+        const voided = await this.payments.update(payment!, { status: 'voided' });
         return { outcome: 'voided', paymentId: voided.id, isNew: true };
       }
     }

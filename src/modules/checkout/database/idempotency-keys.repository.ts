@@ -21,12 +21,14 @@ export class IdempotencyKeysRepository {
 
   /**
    * Takes the key's lock for the rest of the transaction, waiting for it up to `waitMs` (then
-   * Postgres refuses with lock_not_available). One round trip: the subquery sets the wait before
-   * the lock is asked for. The bound stays for the rest of this short transaction, whose other
-   * statements write rows nobody else can hold.
+   * Postgres refuses with lock_not_available, and the statement it rode with fails with that
+   * error). No round trip of its own: it goes with the transaction's next statement, the subquery
+   * setting the wait before the lock is asked for. The bound stays for the rest of this short
+   * transaction, whose other statements write rows nobody else can hold.
    */
   async lock(scope: string, key: string, waitMs: number): Promise<void> {
-    await this.txHost.tx.query(
+    await sendWithNext(
+      this.txHost.tx,
       `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))
          FROM (SELECT set_config('lock_timeout', $2, true)) AS bounded`,
       [`checkout.idempotency:${scope}:${key}`, String(waitMs)],

@@ -10,6 +10,7 @@ import { ClsService } from 'nestjs-cls';
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryFailedError } from 'typeorm';
 import type { MessageContext } from '../../../infra/context/message-context';
+import { together } from '../../../infra/database/app-pg-client';
 import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
@@ -56,12 +57,12 @@ export class StartCheckout {
   @Transactional()
   async execute(request: StartCheckoutRequest, idempotencyKey?: IdempotencyKey): Promise<StartedCheckout> {
     const requestHash = hashOf(request);
-    if (idempotencyKey !== undefined) {
-      const previous = await this.previousAnswer(idempotencyKey, requestHash);
-      if (previous) return { body: previous, replayed: true };
-    }
-
-    const plan = await this.billing.findPlan(request.planId);
+    // Asked for together (one round trip): the plan is not needed for a repeated request.
+    const [previous, plan] = await together([
+      idempotencyKey && this.previousAnswer(idempotencyKey, requestHash),
+      this.billing.findPlan(request.planId),
+    ]).catch(refuseLockNotAvailable);
+    if (previous) return { body: previous, replayed: true };
     if (!plan) throw new UnprocessableEntityException(`There is no plan ${request.planId}; see GET /plans`);
     const mode = request.mode ?? this.config.defaultMode;
     const coordinator = this.coordinators.find((c) => c.mode === mode);
@@ -87,7 +88,7 @@ export class StartCheckout {
 
   /**
    * Takes the key's lock for the rest of the transaction (waiting for a request in flight with
-   * the same key, up to a limit), then returns that key's first answer if there is one and it has
+   * the same key, up to a limit; a request still in flight then is refused), then returns that key's first answer if there is one and it has
    * not expired; an expired one is deleted, and the key starts afresh.
    */
   private async previousAnswer(
@@ -97,15 +98,9 @@ export class StartCheckout {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new BadRequestException('Idempotency-Key must be 1 to 255 visible ASCII characters');
     }
-    // Waits for a request in flight with the same key, up to a limit.
-    try {
-      await this.idempotencyKeys.lock(scope, key, this.config.idempotencyWaitMs);
-    } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-        throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
-      }
-      throw error;
-    }
+    // Waits for a request in flight with the same key, up to a limit: the lock goes in one write
+    // with the read after it, and Postgres runs the read once the lock is granted.
+    await this.idempotencyKeys.lock(scope, key, this.config.idempotencyWaitMs);
     const stored = await this.idempotencyKeys.find<CheckoutAccepted>(scope, key, this.config.idempotencyTtlHours);
     if (!stored) return undefined;
     if (stored.expired) {
@@ -117,6 +112,17 @@ export class StartCheckout {
     }
     return stored.response;
   }
+}
+
+/**
+ * A lock that was not granted in time (lock_not_available) fails whichever statement rode with it:
+ * a request with the same key is in flight.
+ */
+function refuseLockNotAvailable(error: unknown): never {
+  if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+    throw new ConflictException('A request with the same Idempotency-Key is still in flight; retry later');
+  }
+  throw error;
 }
 
 function hashOf({ userId, planId, paymentMethod, mode }: StartCheckoutRequest): string {

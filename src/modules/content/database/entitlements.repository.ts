@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
-import { lockUntilCommit } from '../../../infra/database/app-pg-client';
+import { lockUntilCommit, sendWithNext } from '../../../infra/database/app-pg-client';
 import type { EntitlementStatus, License } from '../domain/entitlement';
 
 export interface EntitlementRow {
@@ -13,6 +13,8 @@ export interface EntitlementRow {
   status: EntitlementStatus;
   tombstone: boolean;
 }
+
+export type NewEntitlement = Omit<EntitlementRow, 'id'> & { idempotency_key: string };
 
 @Injectable()
 export class EntitlementsRepository {
@@ -28,34 +30,44 @@ export class EntitlementsRepository {
     return row;
   }
 
-  async insert(entitlement: Omit<EntitlementRow, 'id'> & { idempotency_key: string }): Promise<EntitlementRow> {
-    const [row] = await this.txHost.tx.query<EntitlementRow[]>(
+  /**
+   * Writes a new entitlement. Nothing of the row is Postgres's to say back, so the statement goes
+   * with the transaction's next one (its COMMIT, as a rule), and its failure fails that one.
+   */
+  async insert({ idempotency_key, ...entitlement }: NewEntitlement): Promise<EntitlementRow> {
+    const row: EntitlementRow = { ...entitlement, id: randomUUID() };
+    await sendWithNext(
+      this.txHost.tx,
       `INSERT INTO content.entitlements
          (id, checkout_id, user_id, plan_id, status, tombstone, idempotency_key, granted_at, revoked_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7,
-               CASE WHEN $5 <> 'revoked' THEN now() END, CASE WHEN $5 = 'revoked' THEN now() END)
-       RETURNING *`,
+               CASE WHEN $5 <> 'revoked' THEN now() END, CASE WHEN $5 = 'revoked' THEN now() END)`,
       [
-        randomUUID(),
+        row.id,
         entitlement.checkout_id,
         entitlement.user_id,
         entitlement.plan_id,
         entitlement.status,
         entitlement.tombstone,
-        entitlement.idempotency_key,
+        idempotency_key,
       ],
     );
     return row;
   }
 
+  /** Revokes an entitlement, with the transaction's next statement. */
   async revoke(id: string): Promise<void> {
-    await this.txHost.tx.query(`UPDATE content.entitlements SET status = 'revoked', revoked_at = now() WHERE id = $1`, [
-      id,
-    ]);
+    await sendWithNext(
+      this.txHost.tx,
+      `UPDATE content.entitlements SET status = 'revoked', revoked_at = now() WHERE id = $1`,
+      [id],
+    );
   }
 
+  /** Activates an entitlement, with the transaction's next statement. */
   async activate(id: string): Promise<void> {
-    await this.txHost.tx.query(
+    await sendWithNext(
+      this.txHost.tx,
       `UPDATE content.entitlements SET status = 'active', activated_at = now() WHERE id = $1`,
       [id],
     );

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { together } from '../../../infra/database/app-pg-client';
 import { IdentityApi } from '../../identity';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideGrant } from '../domain/entitlement';
@@ -28,10 +29,14 @@ export class GrantAccess {
   ) {}
 
   async execute({ checkoutId, userId, planId, idempotencyKey }: GrantAccessInput): Promise<GrantOutcome> {
-    const existing = await this.entitlements.lockByCheckout(checkoutId);
-    const buyer = await this.identity.findUser(userId);
+    // Asked for together: one round trip.
+    const [existing, buyer, license] = await together([
+      this.entitlements.lockByCheckout(checkoutId),
+      this.identity.findUser(userId),
+      this.entitlements.license(planId),
+    ]);
     if (!buyer) return { outcome: 'refused', reason: 'unknown-user', isNew: !existing };
-    const decision = decideGrant(existing, await this.entitlements.license(planId), buyer.country);
+    const decision = decideGrant(existing, license, buyer.country);
     switch (decision.kind) {
       case 'already-granted':
         return { outcome: 'granted', entitlementId: existing!.id, isNew: false };

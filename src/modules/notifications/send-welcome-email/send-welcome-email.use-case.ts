@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { together } from '../../../infra/database/app-pg-client';
 import { IdentityApi } from '../../identity';
 import { EmailsRepository } from '../database/emails.repository';
 import { CheckoutEmails, WELCOME_TEMPLATE } from '../mail/checkout-emails';
@@ -31,10 +32,12 @@ export class SendWelcomeEmail {
   ) {}
 
   async execute({ checkoutId, userId, planId }: SendWelcomeEmailInput): Promise<WelcomeOutcome> {
-    const existing = await this.recorded.findId(checkoutId, WELCOME_TEMPLATE);
+    // Asked for together (one round trip): the buyer is not needed when the email was sent.
+    const [existing, buyer] = await together([
+      this.recorded.findId(checkoutId, WELCOME_TEMPLATE),
+      this.identity.findUser(userId),
+    ]);
     if (existing) return { outcome: 'sent', emailId: existing, isNew: false };
-
-    const buyer = await this.identity.findUser(userId);
     if (!buyer) throw new Error(`No user ${userId} to welcome`);
     const { emailId, isNew } = await this.emails.send({
       checkoutId,
