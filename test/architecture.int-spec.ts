@@ -302,9 +302,9 @@ describe('The architecture rules', () => {
       'src/modules/billing/database/payments.repository.ts':
         "export const find = (tx: { query(text: string): unknown }) => tx.query('SELECT 1');\n",
       'src/modules/checkout/orchestration/database/sagas.repository.ts':
-        "import { answerWithNext } from '../../../../infra/database/app-pg-client';\nexport const read = answerWithNext;\n",
+        "import { answerWithNext } from '../../../../infra/database/one-write';\nexport const read = answerWithNext;\n",
       'src/modules/checkout/start-checkout/start.ts':
-        "import { sendWithNext } from '../../../infra/database/app-pg-client';\n" +
+        "import { sendWithNext } from '../../../infra/database/one-write';\n" +
         "export const start = (tx: { manager: object }) => sendWithNext(tx.manager as never, 'INSERT', []);\n",
     });
 

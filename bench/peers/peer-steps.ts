@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import type { MessageContext } from '../../src/infra/context/message-context';
-import { sendWithNext } from '../../src/infra/database/app-pg-client';
+import { sendWithNext } from '../../src/infra/database/one-write';
 import { Hooks } from '../../src/infra/hooks/hooks';
 import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.use-case';
 import { authorizePaymentStep } from '../../src/modules/billing/authorize-payment/authorize-payment.step';

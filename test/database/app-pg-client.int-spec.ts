@@ -1,14 +1,8 @@
 import type { Socket } from 'node:net';
 import { Client, type QueryResult } from 'pg';
 import type { EntityManager } from 'typeorm';
-import {
-  answerWithNext,
-  AppPgClient,
-  CommitRolledBackError,
-  HeldStatementDroppedError,
-  lockUntilCommit,
-  together,
-} from '../../src/infra/database/app-pg-client';
+import { AppPgClient, CommitRolledBackError, HeldStatementDroppedError } from '../../src/infra/database/app-pg-client';
+import { answerWithNext, lockUntilCommit, together } from '../../src/infra/database/one-write';
 import { eventually } from '../support/eventually';
 import { TestDatabase } from '../support/test-database';
 

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { sendWithNext } from '../../src/infra/database/app-pg-client';
+import { sendWithNext } from '../../src/infra/database/one-write';
 import { dataSourceOptions } from '../../src/infra/database/data-source.options';
 import { PgBouncer } from '../support/pgbouncer';
 import { TestDatabase } from '../support/test-database';

@@ -9,7 +9,7 @@ import { AnsweredFailure } from './answered-failure';
 import { type Delivery, type OutboxMessage, parsePayload } from '../message';
 import { messageColumns, type MessageRow, toMessage } from '../message-row';
 import { OutboxMetrics } from '../outbox.metrics';
-import { sendWithNext } from '../../database/app-pg-client';
+import { sendWithNext } from '../../database/one-write';
 import { isTimeout } from '../../database/timeouts';
 import { END_RUNS } from './delivery-runs';
 import { outboxConfig, type OutboxConfig } from '../outbox.config';

@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../../context/message-context';
-import { sendWithNext } from '../../database/app-pg-client';
+import { sendWithNext } from '../../database/one-write';
 import { traceCreate } from '../../tracing/message.tracing';
 import { type MessageContract, parsePayload } from '../message';
 import { LocalRoutes } from '../local-routes';

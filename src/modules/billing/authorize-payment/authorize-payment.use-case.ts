@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { together } from '../../../infra/database/app-pg-client';
+import { together } from '../../../infra/database/one-write';
 import type { PaymentMethod } from '../../checkout/contracts';
 import type { PaymentPayload } from '../contracts';
 import { PaymentsRepository } from '../database/payments.repository';

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
-import { AppPgClient, type AppPgClientConfig, sendWithNextOn } from '../../../infra/database/app-pg-client';
+import { AppPgClient, type AppPgClientConfig } from '../../../infra/database/app-pg-client';
+import { sendWithNextOn } from '../../../infra/database/one-write';
 
 /** Held until the transaction ends; sent with the statement after it, which runs once it is granted. */
 const LOCK = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';

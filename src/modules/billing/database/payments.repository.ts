@@ -4,7 +4,7 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
 import type { MessageContext } from '../../../infra/context/message-context';
-import { lockUntilCommit, sendWithNext } from '../../../infra/database/app-pg-client';
+import { lockUntilCommit, sendWithNext } from '../../../infra/database/one-write';
 import type { PaymentStatus } from '../domain/payment';
 
 export interface PaymentRow {

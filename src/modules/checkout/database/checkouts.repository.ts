@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { answerWithNext } from '../../../infra/database/app-pg-client';
+import { answerWithNext } from '../../../infra/database/one-write';
 import type { CheckoutMode } from '../checkout.config';
 import type { CheckoutStatus, CheckoutStep, ProgressFact, StepOrder } from '../domain/checkout';
 

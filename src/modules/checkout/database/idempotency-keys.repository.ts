@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { DataSource } from 'typeorm';
-import { sendWithNext } from '../../../infra/database/app-pg-client';
+import { sendWithNext } from '../../../infra/database/one-write';
 
 /** A key's first answer, as stored, and whether it is past its time to live. */
 export interface StoredAnswer<R> {

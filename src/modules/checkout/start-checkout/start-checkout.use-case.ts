@@ -10,7 +10,7 @@ import { ClsService } from 'nestjs-cls';
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryFailedError } from 'typeorm';
 import type { MessageContext } from '../../../infra/context/message-context';
-import { together } from '../../../infra/database/app-pg-client';
+import { together } from '../../../infra/database/one-write';
 import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { randomUUID } from 'node:crypto';
-import { lockUntilCommit, sendWithNext } from '../../../infra/database/app-pg-client';
+import { lockUntilCommit, sendWithNext } from '../../../infra/database/one-write';
 import type { EntitlementStatus, License } from '../domain/entitlement';
 
 export interface EntitlementRow {

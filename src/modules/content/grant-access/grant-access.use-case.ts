@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { together } from '../../../infra/database/app-pg-client';
+import { together } from '../../../infra/database/one-write';
 import { IdentityApi } from '../../identity';
 import { EntitlementsRepository } from '../database/entitlements.repository';
 import { decideGrant } from '../domain/entitlement';
