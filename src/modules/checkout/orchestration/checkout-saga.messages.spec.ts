@@ -10,7 +10,7 @@ import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '..
 import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
 import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './checkout-saga.specification';
-import type { SagaInput } from './domain/saga-machine';
+import type { SagaInput } from './domain/saga';
 import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
 
 /**

@@ -1,7 +1,7 @@
 import type { ForwardStep } from '../core/checkout-steps';
-import { CHECKOUT_SAGA } from './checkout-saga';
-import { given, SPEC_POLICY } from './checkout-saga.specification';
-import type { Saga, SagaInput } from './domain/saga-machine';
+import { given, SPEC_SAGA } from './checkout-saga.specification';
+import type { Saga, SagaInput } from './domain/saga';
+import { deadlineAfterMs as deadlineOf } from './domain/saga.deadline';
 
 /**
  * The checkout saga's rules, by what it learns (inputs), what it becomes (its state) and which
@@ -33,7 +33,7 @@ const upTo = (step: ForwardStep) => {
   const order = [VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL] as const;
   return [start, ...order.slice(0, order.indexOf(step)).map((s) => done(s))];
 };
-const deadlineAfterMs = (...history: SagaInput[]) => CHECKOUT_SAGA.deadlineAfterMs(given(...history).saga, SPEC_POLICY);
+const deadlineAfterMs = (...history: SagaInput[]) => deadlineOf(given(...history).saga, SPEC_SAGA);
 
 describe('the orchestrated checkout saga', () => {
   describe('going forward', () => {

@@ -1,9 +1,19 @@
 import type { OutgoingMessage, MessageContract } from '../../../infra/outbox';
-import { FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
+import { CHECKOUT_STEPS, FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
-import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/saga-machine';
-import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
+import {
+  newSaga,
+  type Saga,
+  type SagaCommand,
+  type SagaDefinition,
+  type SagaInput,
+  type SagaPolicy,
+} from './domain/saga';
+import { decide } from './domain/saga.decide';
+import { evolve } from './domain/saga.evolve';
+import { factsOf } from './domain/saga.progress';
+import { commandMessage } from './checkout-saga';
 import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 
 /**
@@ -22,6 +32,9 @@ export const SPEC_POLICY: SagaPolicy = {
   compensationAttempts: 2,
   stepTimeoutMs: 1_000,
 };
+
+/** The checkout's table of steps under the specs' policy. */
+export const SPEC_SAGA: SagaDefinition = { table: CHECKOUT_STEPS, policy: SPEC_POLICY };
 
 /** The checkout the specs' saga runs. */
 export const SPEC_CHECKOUT = {
@@ -78,15 +91,14 @@ interface Played {
   commands: SagaCommand[];
 }
 
-const { newSaga, evolve, factsOf } = CHECKOUT_SAGA;
-
 /** Plays what the saga hears, one by one, from `from`. */
 function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
   return heard.reduce<Played>((played, next) => {
     const input =
       'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as Reply, next.headers) : next;
-    const { saga, commands } = evolve(played.saga, input, SPEC_POLICY);
-    const checkout = factsOf(played.saga, saga).reduce(
+    const saga = evolve(played.saga, input, SPEC_SAGA);
+    const commands = decide(input, played.saga, SPEC_SAGA);
+    const checkout = factsOf(played.saga, saga, CHECKOUT_STEPS).reduce(
       (progress, fact) => advance(progress, fact, STEP_ORDER) ?? progress,
       played.checkout,
     );
@@ -97,7 +109,7 @@ function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
 /** Given what the saga has heard, from a new checkout: `saga` is where that leaves it. */
 export function given(...history: Array<SagaInput | Heard>) {
   const start: Played = {
-    saga: newSaga(),
+    saga: newSaga(CHECKOUT_STEPS),
     checkout: { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null },
     commands: [],
   };

@@ -1,7 +1,7 @@
 import type { MessageContract, MessageType } from '../../../infra/outbox';
 import type { StepFailedPayload } from '../contracts';
 import { CHECKOUT_STEPS, type CheckoutStepRow, rowOf } from '../core/checkout-steps';
-import type { SagaInput } from './domain/saga-machine';
+import type { SagaInput } from './domain/saga';
 
 /** What a participant's answer carries that the saga reads. */
 export type Reply = { checkoutId: string; reason?: string } & Partial<StepFailedPayload>;

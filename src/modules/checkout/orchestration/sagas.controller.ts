@@ -19,7 +19,7 @@ import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
 import { SagasRepository, type SagaView, StaleSagaWriteError } from './database/sagas.repository';
 import { FORWARD_STEPS } from '../core/checkout-steps';
-import { isUndoing, type SagaStatus } from './domain/saga-machine';
+import { isUndoing, type SagaStatus } from './domain/saga';
 import { SagaRunner } from './saga.runner';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;

@@ -5,7 +5,7 @@ import { currentTraceContext } from '../../../../infra/tracing/message.tracing';
 import { FORWARD_STEPS } from '../../core/checkout-steps';
 import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../../database/checkouts.repository';
 import type { CheckoutProgress, CheckoutStep } from '../../domain/checkout';
-import type { Saga, SagaStatus, StepStatus } from '../domain/saga-machine';
+import type { Saga, SagaStatus, StepStatus } from '../domain/saga';
 import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns } from '../saga-row';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
