@@ -17,7 +17,8 @@ import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
  * The checkout's saga specified by what it hears and what it sends: given the messages it has
  * had, when one more arrives (or a deadline passes), then these commands leave, and the checkout
  * stands so. Nothing here reads the saga's own fields: the messages come from the checkout's table
- * of steps, as in the running app. Its rules, by inputs and state, are checkout-saga.rules.spec.ts.
+ * of steps, as in the running app. Its rules, by inputs and state, are
+ * checkout-saga.forward.spec.ts, checkout-saga.silence.spec.ts and checkout-saga.late-answers.spec.ts.
  */
 
 const id = checkout.id;

@@ -1,5 +1,5 @@
 import type { OutgoingMessage, MessageContract } from '../../../infra/outbox';
-import { CHECKOUT_STEPS, FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
+import { CHECKOUT_STEPS, FORWARD_STEPS, type ForwardStep, STEP_ORDER } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
 import {
@@ -131,3 +131,29 @@ export function given(...history: Array<SagaInput | Heard>) {
     },
   };
 }
+
+/** The rules specs' words: the forward steps, the inputs, and histories made of them. */
+export const VERIFY = 'identity.verify-user';
+export const AUTHORIZE = 'billing.authorize-payment';
+export const GRANT = 'content.grant-access';
+export const CAPTURE = 'billing.capture-payment';
+export const ACTIVATE = 'content.activate-access';
+export const EMAIL = 'notifications.send-welcome-email';
+
+export const done = (step: ForwardStep, undoing = false): SagaInput => ({ type: 'done', step, undoing });
+export const refused = (step: ForwardStep, reason: string, attempt?: number, generation?: number): SagaInput => ({
+  type: 'refused',
+  step,
+  reason,
+  attempt,
+  generation,
+});
+export const start: SagaInput = { type: 'start' };
+export const deadline: SagaInput = { type: 'deadline' };
+export const retry: SagaInput = { type: 'retry' };
+export const times = (n: number, input: SagaInput) => Array.from({ length: n }, () => input);
+/** Started, and every step before `step` done. */
+export const upTo = (step: ForwardStep) => {
+  const order = [VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL] as const;
+  return [start, ...order.slice(0, order.indexOf(step)).map((s) => done(s))];
+};
