@@ -1,4 +1,4 @@
-import { given } from './checkout-saga.specification';
+import { given } from './saga.specification';
 import type { Saga, SagaInput } from './domain/saga';
 import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns, UnreadableSagaError } from './saga-row';
 

@@ -14,7 +14,7 @@ import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { IdempotencyKeysRepository } from '../database/idempotency-keys.repository';
-import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from '../core/checkout-coordinator';
+import { MODES, type Mode } from '../core/mode';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
 
@@ -49,7 +49,7 @@ export class StartCheckout {
     private readonly cls: ClsService<MessageContext>,
     private readonly checkouts: CheckoutsRepository,
     private readonly billing: BillingApi,
-    @Inject(CHECKOUT_COORDINATORS) private readonly coordinators: CheckoutCoordinator[],
+    @Inject(MODES) private readonly modes: Mode[],
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
   ) {}
 
@@ -64,8 +64,8 @@ export class StartCheckout {
     const plan = await this.billing.findPlan(request.planId);
     if (!plan) throw new UnprocessableEntityException(`There is no plan ${request.planId}; see GET /plans`);
     const mode = request.mode ?? this.config.defaultMode;
-    const coordinator = this.coordinators.find((c) => c.mode === mode);
-    if (!coordinator) throw new UnprocessableEntityException(`Mode ${mode} is not available`);
+    const chosen = this.modes.find((m) => m.name === mode);
+    if (!chosen) throw new UnprocessableEntityException(`Mode ${mode} is not available`);
 
     const checkout = await this.checkouts.insert({
       id: randomUUID(),
@@ -76,7 +76,7 @@ export class StartCheckout {
       step: FORWARD_STEPS[0],
       correlation_id: this.cls.get('correlationId') ?? randomUUID(),
     });
-    await coordinator.start(checkout);
+    await chosen.start(checkout);
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
       // The key's first answer, for a retry to find: nothing reads it here, so it goes with the COMMIT.

@@ -19,7 +19,7 @@ import { decide } from './domain/saga.decide';
 import { deadlineAfterMs } from './domain/saga.deadline';
 import { evolve } from './domain/saga.evolve';
 import { factsOf } from './domain/saga.progress';
-import { commandMessage } from './checkout-saga';
+import { commandMessage } from './saga-commands';
 import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
@@ -38,8 +38,8 @@ export interface InputDetail {
  * at all.
  */
 @Injectable()
-export class SagaRunner {
-  private readonly logger = new Logger('SagaRunner');
+export class Orchestrator {
+  private readonly logger = new Logger('Orchestrator');
   private readonly staleWrites: Counter;
   private readonly commandsSent: Counter<'command' | 'kind'>;
   private readonly staleAnswers: Counter<'answer'>;

@@ -14,16 +14,16 @@ import {
   times,
   upTo,
   VERIFY,
-} from './checkout-saga.specification';
+} from './saga.specification';
 
 /**
  * The checkout saga and answers that come late: to a step it no longer does, after it ended, or
  * to a send from before an operator's retry.
  *
- * Its rules by inputs, state and commands are split by topic: checkout-saga.forward.spec.ts,
- * checkout-saga.silence.spec.ts and checkout-saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is checkout-saga.messages.spec.ts. All use one given/when/then
- * (checkout-saga.specification.ts).
+ * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
+ * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
+ * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
+ * (saga.specification.ts).
  */
 
 describe('the orchestrated checkout saga', () => {

@@ -16,16 +16,16 @@ import {
   times,
   upTo,
   VERIFY,
-} from './checkout-saga.specification';
+} from './saga.specification';
 
 /**
  * The checkout saga when a step does not answer, or fails: sent again, undone, or handed to a
  * person as the step's class says, and how long it waits each time.
  *
- * Its rules by inputs, state and commands are split by topic: checkout-saga.forward.spec.ts,
- * checkout-saga.silence.spec.ts and checkout-saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is checkout-saga.messages.spec.ts. All use one given/when/then
- * (checkout-saga.specification.ts).
+ * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
+ * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
+ * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
+ * (saga.specification.ts).
  */
 
 const deadlineAfterMs = (...history: SagaInput[]) => deadlineOf(given(...history).saga, SPEC_SAGA);

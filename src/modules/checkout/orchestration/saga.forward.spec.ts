@@ -12,16 +12,16 @@ import {
   start,
   upTo,
   VERIFY,
-} from './checkout-saga.specification';
+} from './saga.specification';
 
 /**
  * The checkout saga going forward: each step sent in turn, and what a definitive refusal before
  * the pivot undoes. The shape of its state is checked here too.
  *
- * Its rules by inputs, state and commands are split by topic: checkout-saga.forward.spec.ts,
- * checkout-saga.silence.spec.ts and checkout-saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is checkout-saga.messages.spec.ts. All use one given/when/then
- * (checkout-saga.specification.ts).
+ * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
+ * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
+ * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
+ * (saga.specification.ts).
  */
 
 describe('the orchestrated checkout saga', () => {

@@ -13,8 +13,8 @@ import {
 import { decide } from './domain/saga.decide';
 import { evolve } from './domain/saga.evolve';
 import { factsOf } from './domain/saga.progress';
-import { commandMessage } from './checkout-saga';
-import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
+import { commandMessage } from './saga-commands';
+import { type AnswerPayload, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 
 /**
  * The one given/when/then of the checkout's saga, for its specs only (as emmett's
@@ -22,7 +22,7 @@ import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER }
  * then what it became, which commands that sent, the messages that carry them, and where the
  * checkout stands. What it hears is an input (a start, a deadline, a retry, an answer as the saga
  * reads it) or a participant's message, which is read as the orchestrator reads it; each step
- * of the way is played as the runner plays it, with nothing stored.
+ * of the way is played as the orchestrator plays it (`evolve`, then `decide`), with nothing stored.
  */
 
 /** The policy the specs run under: three sends of a step, four of the pivot, two of a compensation. */
@@ -55,7 +55,7 @@ export interface Heard extends OutgoingMessage {
  */
 export const answered = (
   contract: MessageContract,
-  fields: Partial<Reply> = {},
+  fields: Partial<AnswerPayload> = {},
   ofSend?: number,
   ofGeneration?: number,
 ): Heard => {
@@ -95,7 +95,7 @@ interface Played {
 function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
   return heard.reduce<Played>((played, next) => {
     const input =
-      'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as Reply, next.headers) : next;
+      'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as AnswerPayload, next.headers) : next;
     const saga = evolve(played.saga, input, SPEC_SAGA);
     const commands = decide(input, played.saga, SPEC_SAGA);
     const checkout = factsOf(played.saga, saga, CHECKOUT_STEPS).reduce(
