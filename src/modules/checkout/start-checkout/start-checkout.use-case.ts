@@ -31,13 +31,13 @@ export interface IdempotencyKey {
 
 export interface StartedCheckout {
   body: CheckoutAccepted;
-  /** True when this is the first answer to the same Idempotency-Key, given again. */
+  /** True when this is the first response to the same Idempotency-Key, given again. */
   replayed: boolean;
 }
 
 /**
  * Writes a new checkout (PENDING) and sets it going, in one transaction. With an
- * Idempotency-Key, the first answer is stored in that transaction too: a repeat of the same
+ * Idempotency-Key, the first response is stored in that transaction too: a repeat of the same
  * request by the same caller gets it again and starts nothing; a request racing it waits for it
  * and then gets it; the same key with another request is refused. A key expires after
  * CHECKOUT_IDEMPOTENCY_TTL_HOURS, and is then as good as new.
@@ -57,7 +57,7 @@ export class StartCheckout {
   async execute(request: StartCheckoutRequest, idempotencyKey?: IdempotencyKey): Promise<StartedCheckout> {
     const requestHash = hashOf(request);
     if (idempotencyKey !== undefined) {
-      const previous = await this.previousAnswer(idempotencyKey, requestHash);
+      const previous = await this.previousResponse(idempotencyKey, requestHash);
       if (previous) return { body: previous, replayed: true };
     }
 
@@ -79,7 +79,7 @@ export class StartCheckout {
     await chosen.start(checkout);
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
-      // The key's first answer, for a retry to find: nothing reads it here, so it goes with the COMMIT.
+      // The key's first response, for a retry to find: nothing reads it here, so it goes with the COMMIT.
       await this.idempotencyKeys.insert({ ...idempotencyKey, requestHash, checkoutId: checkout.id, response: body });
     }
     return { body, replayed: false };
@@ -87,10 +87,10 @@ export class StartCheckout {
 
   /**
    * Takes the key's lock for the rest of the transaction (waiting for a request in flight with
-   * the same key, up to a limit), then returns that key's first answer if there is one and it has
+   * the same key, up to a limit), then returns that key's first response if there is one and it has
    * not expired; an expired one is deleted, and the key starts afresh.
    */
-  private async previousAnswer(
+  private async previousResponse(
     { key, scope }: IdempotencyKey,
     requestHash: string,
   ): Promise<CheckoutAccepted | undefined> {
