@@ -15,9 +15,8 @@ import {
   type SagaDefinition,
   type SagaInput,
 } from './domain/saga';
-import { decide } from './domain/saga.decide';
 import { deadlineAfterMs } from './domain/saga.deadline';
-import { evolve } from './domain/saga.evolve';
+import { decide, evolve } from './domain/saga.transitions';
 import { factsOf } from './domain/saga.progress';
 import { commandMessage } from './saga-commands';
 import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';

@@ -10,8 +10,7 @@ import {
   type SagaInput,
   type SagaPolicy,
 } from './domain/saga';
-import { decide } from './domain/saga.decide';
-import { evolve } from './domain/saga.evolve';
+import { decide, evolve } from './domain/saga.transitions';
 import { factsOf } from './domain/saga.progress';
 import { commandMessage } from './saga-commands';
 import { type AnswerPayload, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';

@@ -2,8 +2,8 @@ import type { CheckoutStep, StepDefinition } from '../../domain/checkout';
 
 /**
  * The orchestrated checkout's saga: its state, one shape per status, and what it learns and sends.
- * What it becomes on an input is `evolve` (saga.evolve.ts), which commands that calls for `decide`
- * (saga.decide.ts), how soon it must hear back `deadlineAfterMs` (saga.deadline.ts). Nothing here
+ * What it becomes on an input is `evolve`, which commands that calls for `decide` (both in
+ * saga.transitions.ts), how soon it must hear back `deadlineAfterMs` (saga.deadline.ts). Nothing here
  * touches a database or a queue; the orchestrator persists and sends. The table of steps, with the
  * messages of each step, is the checkout's (core/checkout-steps.ts): the saga knows steps only by
  * name and class.

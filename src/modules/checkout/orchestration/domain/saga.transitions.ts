@@ -10,6 +10,7 @@ import {
   type Position,
   type Running,
   type Saga,
+  type SagaCommand,
   type SagaDefinition,
   type SagaInput,
   sendsOf,
@@ -18,17 +19,35 @@ import {
 import { keepsTrying } from './saga.deadline';
 
 /**
- * What the saga becomes when it learns `input`, sends counted: a saga that moves to a step, or
- * sends one again, counts that send in the step's record, and `decide` reads the command from it.
- * An answer about anything but the current send of the current step changes nothing: the same
- * saga comes back.
+ * The saga's rules. What one input does is a transition: the saga it leaves, and the commands it
+ * sends on the way (none, or one), each made where the rule sends it (`send`, `sendCompensation`),
+ * never inferred afterwards from a diff of two states (ADR 0077). `evolve` and `decide` are its
+ * two halves, as emmett's workflows name them.
  */
-export function evolve(saga: Saga, input: SagaInput, definition: SagaDefinition): Saga {
+interface Transition<S extends Saga = Saga> {
+  saga: S;
+  commands: SagaCommand[];
+}
+
+/**
+ * What the saga becomes when it learns `input`. An answer about anything but the current send of
+ * the current step changes nothing: the same saga comes back.
+ */
+export const evolve = (saga: Saga, input: SagaInput, definition: SagaDefinition): Saga =>
+  transition(saga, input, definition).saga;
+
+/** The commands `input` calls for: the send the saga makes on learning it, if it makes one. */
+export const decide = (input: SagaInput, saga: Saga, definition: SagaDefinition): SagaCommand[] =>
+  transition(saga, input, definition).commands;
+
+function transition(saga: Saga, input: SagaInput, definition: SagaDefinition): Transition {
   switch (input.type) {
     case 'start':
-      return saga.status === 'RUNNING' && saga.steps[saga.current].attempts === 0 ? send(saga, saga.current) : saga;
+      return saga.status === 'RUNNING' && saga.steps[saga.current].attempts === 0
+        ? send(saga, saga.current)
+        : stay(saga);
     case 'retry':
-      return saga.status === 'INTERVENTION' ? resume(saga) : saga;
+      return saga.status === 'INTERVENTION' ? resume(saga, definition.table) : stay(saga);
     case 'deadline':
       return deadlinePassed(saga, definition);
     default:
@@ -36,25 +55,25 @@ export function evolve(saga: Saga, input: SagaInput, definition: SagaDefinition)
   }
 }
 
-function deadlinePassed(saga: Saga, definition: SagaDefinition): Saga {
+function deadlinePassed(saga: Saga, definition: SagaDefinition): Transition {
   switch (saga.status) {
     case 'RUNNING':
     case 'COMPENSATING':
       // After a failure, the deadline was the backoff: now send again. Otherwise it is silence.
-      return saga.backingOff ? resend(saga) : giveUpOrResend(saga, definition, { silent: true });
+      return saga.backingOff ? resend(saga, definition.table) : giveUpOrResend(saga, definition, { silent: true });
     case 'INTERVENTION':
       // The pivot in intervention is sent again, and still waits for a person (or its answer).
-      return saga.interruptedWhile === 'RUNNING' && keepsTrying(saga, definition.table) ? askAgain(saga) : saga;
+      return saga.interruptedWhile === 'RUNNING' && keepsTrying(saga, definition.table) ? askAgain(saga) : stay(saga);
     default:
-      return saga;
+      return stay(saga);
   }
 }
 
-function answered(saga: Saga, answer: Answer, definition: SagaDefinition): Saga {
-  if (saga.status === 'COMPLETED' || saga.status === 'COMPENSATED') return saga;
+function answered(saga: Saga, answer: Answer, definition: SagaDefinition): Transition {
+  if (saga.status === 'COMPLETED' || saga.status === 'COMPENSATED') return stay(saga);
   // A late answer can settle an intervention: the saga then carries on from it.
   const active = saga.status === 'INTERVENTION' ? settle(saga) : saga;
-  if (answer.step !== active.current) return saga;
+  if (answer.step !== active.current) return stay(saga);
   // A refusal or a failure of an earlier send than the current one, or of a send from before an
   // operator's retry, says nothing of the current send, which is still to answer. A done answer
   // of any send is the step's effect: it counts.
@@ -63,18 +82,22 @@ function answered(saga: Saga, answer: Answer, definition: SagaDefinition): Saga 
   switch (answer.type) {
     case 'done':
       if (active.status === 'RUNNING' && !answer.undoing) return done(active, definition.table);
-      if (active.status === 'COMPENSATING' && answer.undoing) return undone(active);
-      return saga;
+      if (active.status === 'COMPENSATING' && answer.undoing) return undone(active, definition.table);
+      return stay(saga);
     case 'refused':
-      if (active.status !== 'RUNNING' || superseded(answer.attempt)) return saga;
+      if (active.status !== 'RUNNING' || superseded(answer.attempt)) return stay(saga);
       return refused(active, answer.reason, definition.table);
     case 'failed':
-      if ((active.status === 'COMPENSATING') !== Boolean(answer.undoing) || superseded(answer.attempt)) return saga;
+      if ((active.status === 'COMPENSATING') !== Boolean(answer.undoing) || superseded(answer.attempt)) {
+        return stay(saga);
+      }
       // Known already: a repeat of the failure the saga is backing off from.
-      if (active.backingOff) return saga;
+      if (active.backingOff) return stay(saga);
       return giveUpOrResend(active, definition, { silent: false, error: answer.error });
   }
 }
+
+const stay = (saga: Saga): Transition => ({ saga, commands: [] });
 
 const withStep = (saga: Position, step: CheckoutStep, change: Partial<StepRecord>): Position['steps'] => ({
   ...saga.steps,
@@ -90,52 +113,65 @@ function settle(saga: Intervention): Running | Compensating {
 }
 
 /** Sends `step`'s command: the saga runs it. */
-function send(saga: Position, step: CheckoutStep): Running {
+function send(saga: Position, step: CheckoutStep): Transition<Running> {
   const attempt = saga.steps[step].attempts + 1;
   return {
-    status: 'RUNNING',
-    current: step,
-    steps: withStep(saga, step, { status: 'STARTED', attempts: attempt }),
-    generation: saga.generation,
-    backingOff: false,
+    saga: {
+      status: 'RUNNING',
+      current: step,
+      steps: withStep(saga, step, { status: 'STARTED', attempts: attempt }),
+      generation: saga.generation,
+      backingOff: false,
+    },
+    commands: [{ step, kind: 'action', executes: step, attempt }],
   };
 }
 
 /** Sends the compensation of `step`, the first of `toUndo`: the saga undoes it. */
-function sendCompensation(saga: Omit<Compensating, 'status' | 'backingOff'>, step: CheckoutStep): Compensating {
+function sendCompensation(
+  saga: Omit<Compensating, 'status' | 'backingOff'>,
+  step: CheckoutStep,
+  table: readonly StepDefinition[],
+): Transition {
   const attempt = saga.steps[step].compensationAttempts + 1;
   const { toUndo, outcome, reason } = saga;
   return {
-    status: 'COMPENSATING',
-    current: step,
-    steps: withStep(saga, step, { status: 'COMPENSATING', compensationAttempts: attempt }),
-    generation: saga.generation,
-    toUndo,
-    outcome,
-    reason,
-    backingOff: false,
+    saga: {
+      status: 'COMPENSATING',
+      current: step,
+      steps: withStep(saga, step, { status: 'COMPENSATING', compensationAttempts: attempt }),
+      generation: saga.generation,
+      toUndo,
+      outcome,
+      reason,
+      backingOff: false,
+    },
+    commands: [{ step, kind: 'compensation', executes: compensationOf(step, table), attempt, reason }],
   };
 }
 
-function done(saga: Running, table: readonly StepDefinition[]): Saga {
+function done(saga: Running, table: readonly StepDefinition[]): Transition {
   const steps = withStep(saga, saga.current, { status: 'DONE' });
   const next = table[table.findIndex((d) => d.name === saga.current) + 1];
   const { current, generation } = saga;
-  if (!next) return { status: 'COMPLETED', current, steps, generation, outcome: 'completed' };
+  if (!next) return stay({ status: 'COMPLETED', current, steps, generation, outcome: 'completed' });
   return send({ current, steps, generation }, next.name);
 }
 
-function undone(saga: Compensating): Saga {
+function undone(saga: Compensating, table: readonly StepDefinition[]): Transition {
   const steps = withStep(saga, saga.current, { status: 'COMPENSATED' });
-  return compensateNext({ ...saga, steps, toUndo: saga.toUndo.slice(1) });
+  return compensateNext({ ...saga, steps, toUndo: saga.toUndo.slice(1) }, table);
 }
 
 /** Undoes the next step on the list, or ends the saga when nothing is left to undo. */
-function compensateNext(saga: Omit<Compensating, 'status' | 'backingOff'>): Saga {
+function compensateNext(
+  saga: Omit<Compensating, 'status' | 'backingOff'>,
+  table: readonly StepDefinition[],
+): Transition {
   const [next] = saga.toUndo;
-  if (next) return sendCompensation(saga, next);
+  if (next) return sendCompensation(saga, next, table);
   const { current, steps, generation, outcome, reason } = saga;
-  return { status: 'COMPENSATED', current, steps, generation, outcome, reason };
+  return stay({ status: 'COMPENSATED', current, steps, generation, outcome, reason });
 }
 
 /**
@@ -147,7 +183,7 @@ function compensate(
   reason: string,
   outcome: 'rejected' | 'failed',
   table: readonly StepDefinition[],
-): Saga {
+): Transition {
   const failed = saga.current;
   const index = table.findIndex((d) => d.name === failed);
   const toUndo = table
@@ -158,10 +194,11 @@ function compensate(
     })
     .map(({ name }) => name)
     .reverse();
-  return compensateNext({ current: failed, steps: saga.steps, generation: saga.generation, toUndo, outcome, reason });
+  const { steps, generation } = saga;
+  return compensateNext({ current: failed, steps, generation, toUndo, outcome, reason }, table);
 }
 
-function refused(saga: Running, reason: string, table: readonly StepDefinition[]): Saga {
+function refused(saga: Running, reason: string, table: readonly StepDefinition[]): Transition {
   const step = saga.current;
   // A refusal answers this send; if an earlier one went unanswered, the step stays uncertain
   // (and is undone with the others: its compensation accepts "never happened").
@@ -171,16 +208,15 @@ function refused(saga: Running, reason: string, table: readonly StepDefinition[]
   return compensate(failed, reason, kind === 'verify' ? 'rejected' : 'failed', table);
 }
 
-const resend = (saga: Running | Compensating): Running | Compensating =>
-  saga.status === 'COMPENSATING' ? sendCompensation(saga, saga.current) : send(saga, saga.current);
+const resend = (saga: Running | Compensating, table: readonly StepDefinition[]): Transition =>
+  saga.status === 'COMPENSATING' ? sendCompensation(saga, saga.current, table) : send(saga, saga.current);
 
 /** The pivot in intervention asked again: it still waits for a person, or for its answer. */
-function askAgain(saga: Interrupted<Running>): Intervention {
+function askAgain(saga: Interrupted<Running>): Transition {
+  const { saga: sent, commands } = send(saga, saga.current);
   return {
-    ...send(saga, saga.current),
-    status: 'INTERVENTION',
-    interruptedWhile: 'RUNNING',
-    intervention: saga.intervention,
+    saga: { ...sent, status: 'INTERVENTION', interruptedWhile: 'RUNNING', intervention: saga.intervention },
+    commands,
   };
 }
 
@@ -194,12 +230,13 @@ function giveUpOrResend(
   saga: Running | Compensating,
   { table, policy }: SagaDefinition,
   why: { silent: boolean; error?: string },
-): Saga {
+): Transition {
   const step = saga.current;
   const record = saga.steps[step];
   const steps = withStep(saga, step, { uncertain: true });
   const cause = why.error ? `failed (${why.error})` : 'did not answer';
-  const again = (next: Running | Compensating) => (why.silent ? resend(next) : { ...next, backingOff: true });
+  const again = (next: Running | Compensating) =>
+    why.silent ? resend(next, table) : stay({ ...next, backingOff: true });
 
   if (saga.status === 'COMPENSATING') {
     const marked: Compensating = { ...saga, steps };
@@ -228,20 +265,22 @@ function giveUpOrResend(
   }
 }
 
-function intervene(saga: Running | Compensating, why: string): Intervention {
-  return saga.status === 'RUNNING'
-    ? { ...saga, status: 'INTERVENTION', interruptedWhile: 'RUNNING', intervention: why }
-    : { ...saga, status: 'INTERVENTION', interruptedWhile: 'COMPENSATING', intervention: why };
+function intervene(saga: Running | Compensating, why: string): Transition {
+  const stopped: Intervention =
+    saga.status === 'RUNNING'
+      ? { ...saga, status: 'INTERVENTION', interruptedWhile: 'RUNNING', intervention: why }
+      : { ...saga, status: 'INTERVENTION', interruptedWhile: 'COMPENSATING', intervention: why };
+  return stay(stopped);
 }
 
 /**
  * A person asked to carry on: the interrupted step (or compensation) is sent again, its count
  * restarted, in a new generation, so that answers to the sends before stay told apart.
  */
-function resume(saga: Intervention): Saga {
+function resume(saga: Intervention, table: readonly StepDefinition[]): Transition {
   const interrupted = settle(saga);
   const restart: Partial<StepRecord> =
     interrupted.status === 'COMPENSATING' ? { compensationAttempts: 0 } : { attempts: 0 };
   const steps = withStep(interrupted, interrupted.current, restart);
-  return resend({ ...interrupted, steps, generation: interrupted.generation + 1 });
+  return resend({ ...interrupted, steps, generation: interrupted.generation + 1 }, table);
 }
