@@ -1,28 +1,14 @@
 import type { Saga } from './domain/saga';
-import {
-  ACTIVATE,
-  AUTHORIZE,
-  CAPTURE,
-  deadline,
-  done,
-  EMAIL,
-  GRANT,
-  given,
-  refused,
-  start,
-  upTo,
-  VERIFY,
-} from './saga.specification';
+import { deadline, done, given, refused, SPEC_STEPS, start, upTo } from './saga.specification';
 
 /**
  * The checkout saga going forward: each step sent in turn, and what a definitive refusal before
  * the pivot undoes. The shape of its state is checked here too.
- *
- * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
- * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
- * (saga.specification.ts).
+ * The other topics, and the saga by its messages, are listed in saga.specification.ts, whose
+ * given/when/then they all use.
  */
+
+const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL } = SPEC_STEPS;
 
 describe('the orchestrated checkout saga', () => {
   describe('going forward', () => {

@@ -1,30 +1,14 @@
 import type { SagaInput } from './domain/saga';
-import {
-  ACTIVATE,
-  AUTHORIZE,
-  CAPTURE,
-  deadline,
-  done,
-  EMAIL,
-  GRANT,
-  given,
-  refused,
-  retry,
-  start,
-  times,
-  upTo,
-  VERIFY,
-} from './saga.specification';
+import { deadline, done, given, refused, retry, SPEC_STEPS, start, times, upTo } from './saga.specification';
 
 /**
  * The checkout saga and answers that come late: to a step it no longer does, after it ended, or
  * to a send from before an operator's retry.
- *
- * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
- * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
- * (saga.specification.ts).
+ * The other topics, and the saga by its messages, are listed in saga.specification.ts, whose
+ * given/when/then they all use.
  */
+
+const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL } = SPEC_STEPS;
 
 describe('the orchestrated checkout saga', () => {
   describe('answers that do not belong', () => {

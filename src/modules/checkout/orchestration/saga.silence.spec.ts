@@ -1,32 +1,15 @@
 import type { SagaInput } from './domain/saga';
 import { deadlineAfterMs as deadlineOf } from './domain/saga.deadline';
-import {
-  ACTIVATE,
-  AUTHORIZE,
-  CAPTURE,
-  deadline,
-  done,
-  EMAIL,
-  GRANT,
-  given,
-  refused,
-  retry,
-  SPEC_SAGA,
-  start,
-  times,
-  upTo,
-  VERIFY,
-} from './saga.specification';
+import { deadline, done, given, refused, retry, SPEC_SAGA, SPEC_STEPS, start, times, upTo } from './saga.specification';
 
 /**
  * The checkout saga when a step does not answer, or fails: sent again, undone, or handed to a
  * person as the step's class says, and how long it waits each time.
- *
- * Its rules by inputs, state and commands are split by topic: saga.forward.spec.ts,
- * saga.silence.spec.ts and saga.late-answers.spec.ts; the same saga by the
- * messages it hears and sends is saga.messages.spec.ts. All use one given/when/then
- * (saga.specification.ts).
+ * The other topics, and the saga by its messages, are listed in saga.specification.ts, whose
+ * given/when/then they all use.
  */
+
+const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL } = SPEC_STEPS;
 
 const deadlineAfterMs = (...history: SagaInput[]) => deadlineOf(given(...history).saga, SPEC_SAGA);
 

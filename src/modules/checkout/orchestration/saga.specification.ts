@@ -22,6 +22,10 @@ import { type AnswerPayload, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_
  * checkout stands. What it hears is an input (a start, a deadline, a retry, an answer as the saga
  * reads it) or a participant's message, which is read as the orchestrator reads it; each step
  * of the way is played as the orchestrator plays it (`evolve`, then `decide`), with nothing stored.
+ *
+ * The specs that use it: the rules by inputs, state and commands, by topic (saga.forward.spec.ts,
+ * saga.silence.spec.ts, saga.late-answers.spec.ts), and the saga by the messages it hears and
+ * sends (saga.messages.spec.ts); saga-row.spec.ts reads its sagas into rows and back.
  */
 
 /** The policy the specs run under: three sends of a step, four of the pivot, two of a compensation. */
@@ -132,12 +136,14 @@ export function given(...history: Array<SagaInput | Heard>) {
 }
 
 /** The rules specs' words: the forward steps, the inputs, and histories made of them. */
-export const VERIFY = 'identity.verify-user';
-export const AUTHORIZE = 'billing.authorize-payment';
-export const GRANT = 'content.grant-access';
-export const CAPTURE = 'billing.capture-payment';
-export const ACTIVATE = 'content.activate-access';
-export const EMAIL = 'notifications.send-welcome-email';
+export const SPEC_STEPS = {
+  VERIFY: 'identity.verify-user',
+  AUTHORIZE: 'billing.authorize-payment',
+  GRANT: 'content.grant-access',
+  CAPTURE: 'billing.capture-payment',
+  ACTIVATE: 'content.activate-access',
+  EMAIL: 'notifications.send-welcome-email',
+} as const;
 
 export const done = (step: ForwardStep, undoing = false): SagaInput => ({ type: 'done', step, undoing });
 export const refused = (step: ForwardStep, reason: string, attempt?: number, generation?: number): SagaInput => ({
@@ -153,6 +159,6 @@ export const retry: SagaInput = { type: 'retry' };
 export const times = (n: number, input: SagaInput) => Array.from({ length: n }, () => input);
 /** Started, and every step before `step` done. */
 export const upTo = (step: ForwardStep) => {
-  const order = [VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL] as const;
+  const order: readonly ForwardStep[] = Object.values(SPEC_STEPS);
   return [start, ...order.slice(0, order.indexOf(step)).map((s) => done(s))];
 };
