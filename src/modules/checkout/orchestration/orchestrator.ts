@@ -30,7 +30,7 @@ export interface InputDetail {
 }
 
 /**
- * The thin part of the orchestrator: it loads a saga with its checkout, lets the pure `evolve` say
+ * What runs the sagas, thin: it loads a saga with its checkout, lets the pure `evolve` say
  * what the saga becomes and `decide` which commands that calls for, and in the caller's transaction
  * writes the new state (checking the version it read), its log entry and the checkout's status in
  * one statement, then sends the commands through the outbox. Everything commits together or not
@@ -93,8 +93,8 @@ export class Orchestrator {
 
   /**
    * Lets the pure `evolve` say what the input does to the saga and `decide` which commands that
-   * calls for, then writes it all in one statement (the saga over the version read, its steps and the answer,
-   * the log entry, the checkout's progress) and sends the commands through the outbox.
+   * calls for, then writes it all in one statement (the saga over the version read, its steps and
+   * the answer, the log entry, the checkout's progress) and sends the commands through the outbox.
    */
   private async move(
     checkout: CheckoutRow,
