@@ -66,7 +66,7 @@ module.exports = {
     {
       name: 'coordination-styles-apart',
       comment:
-        'The two coordination styles share only the core (the table of steps, the progress recorder, the coordinator); neither imports the other.',
+        'The two coordination styles share only the core (the table of steps, the progress recorder, the Mode they extend); neither imports the other.',
       severity: 'error',
       from: { path: '^src/modules/checkout/(orchestration|choreography)/' },
       to: { path: '^src/modules/checkout/(orchestration|choreography)/', pathNot: '^src/modules/checkout/$1/' },

@@ -227,21 +227,21 @@ describe('The architecture rules', () => {
 
   it("when checkout reaches past a coordination style's door, or one style imports the other, then the lint fails naming the rule", async () => {
     const dir = tree({
-      'src/modules/checkout/orchestration/index.ts': "export { SagaRunner } from './saga.runner';\n",
-      'src/modules/checkout/orchestration/saga.runner.ts': 'export class SagaRunner {}\n',
+      'src/modules/checkout/orchestration/index.ts': "export { Orchestrator } from './orchestrator';\n",
+      'src/modules/checkout/orchestration/orchestrator.ts': 'export class Orchestrator {}\n',
       'src/modules/checkout/choreography/resume.ts':
-        "import { SagaRunner } from '../orchestration';\nexport const resume = () => new SagaRunner();\n",
+        "import { Orchestrator } from '../orchestration';\nexport const resume = () => new Orchestrator();\n",
       'src/modules/checkout/start-checkout/start.ts':
-        "import { SagaRunner } from '../orchestration/saga.runner';\nexport const start = () => new SagaRunner();\n",
+        "import { Orchestrator } from '../orchestration/orchestrator';\nexport const start = () => new Orchestrator();\n",
       'src/modules/checkout/get-checkout/get.ts':
-        "import { SagaRunner } from '../orchestration';\nexport const get = () => new SagaRunner();\n",
+        "import { Orchestrator } from '../orchestration';\nexport const get = () => new Orchestrator();\n",
     });
 
     const { code, output } = await cruise(dir);
 
     expect(code).not.toBe(0);
     expect(output).toContain(
-      'coordination-doors: src/modules/checkout/start-checkout/start.ts → src/modules/checkout/orchestration/saga.runner.ts',
+      'coordination-doors: src/modules/checkout/start-checkout/start.ts → src/modules/checkout/orchestration/orchestrator.ts',
     );
     expect(output).toContain(
       'coordination-styles-apart: src/modules/checkout/choreography/resume.ts → src/modules/checkout/orchestration/index.ts',

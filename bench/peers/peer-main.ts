@@ -8,9 +8,9 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { shutDownGracefully } from '../../src/bootstrap/graceful-shutdown';
 import { appConfig } from '../../src/config/app.config';
-import { CheckoutCoordinator } from '../../src/modules/checkout/core/checkout-coordinator';
+import { Mode } from '../../src/modules/checkout/core/mode';
 import type { CheckoutRow } from '../../src/modules/checkout/database/checkouts.repository';
-import { OrchestrationCoordinator } from '../../src/modules/checkout/orchestration';
+import { OrchestrationMode } from '../../src/modules/checkout/orchestration';
 import { PEER_ENGINES, PeerEngine, type PeerEngineName } from './peer-engine';
 import { PeerModule } from './peer.module';
 
@@ -21,8 +21,8 @@ import { PeerModule } from './peer.module';
  * engine (PEER: dbos or graphile-worker) in the transaction that writes the checkout. Requests ask
  * for `mode: orchestration`; the checkout rows say so (the checkouts table knows no other modes).
  */
-class PeerCoordinator extends CheckoutCoordinator {
-  readonly mode = 'orchestration';
+class PeerMode extends Mode {
+  readonly name = 'orchestration';
   engine?: PeerEngine;
 
   start(checkout: CheckoutRow): Promise<void> {
@@ -34,14 +34,14 @@ async function bootstrap(): Promise<void> {
   const engine = process.env.PEER as PeerEngineName;
   if (!PEER_ENGINES.includes(engine)) throw new Error(`PEER must be one of ${PEER_ENGINES.join(', ')}`);
   process.env.APP_ROLES = 'api';
-  const coordinator = new PeerCoordinator();
+  const mode = new PeerMode();
   // Nest's way to replace one provider of a module it does not own: the testing module's override.
   const moduleRef = await Test.createTestingModule({ imports: [AppModule, PeerModule.for(engine)] })
-    .overrideProvider(OrchestrationCoordinator)
-    .useValue(coordinator)
+    .overrideProvider(OrchestrationMode)
+    .useValue(mode)
     .compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, bufferLogs: true });
-  coordinator.engine = app.get(PeerEngine);
+  mode.engine = app.get(PeerEngine);
   configureApp(app);
   shutDownGracefully(app);
   await app.listen(appConfig().port);

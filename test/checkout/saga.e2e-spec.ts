@@ -9,7 +9,7 @@ import {
   SagasRepository,
   StaleSagaWriteError,
 } from '../../src/modules/checkout/orchestration/database/sagas.repository';
-import { SagaRunner } from '../../src/modules/checkout/orchestration/saga.runner';
+import { Orchestrator } from '../../src/modules/checkout/orchestration/orchestrator';
 import { CheckoutClient, LEFT } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { metricValue } from '../support/metrics';
@@ -190,14 +190,14 @@ describe('The checkout saga', () => {
     await eventually(async () => expect((await client.get(id)).step).toBe('billing.capture-payment'));
     const txHost = app.get(TransactionHost);
     const sagas = app.get(SagasRepository);
-    const runner = app.get(SagaRunner);
+    const orchestrator = app.get(Orchestrator);
     const outOfTheSweepersReach = () =>
       app.database.query(`UPDATE checkout.sagas SET next_deadline = NULL WHERE id = $1`, [id]);
     // Its deadlines passed, one by one, until the pivot waits for a person.
     await outOfTheSweepersReach();
     for (let sends = 1; (await txHost.withTransaction(() => sagas.load(id)))!.saga.status !== 'INTERVENTION'; sends++) {
       expect(sends).toBeLessThan(20);
-      await txHost.withTransaction(() => runner.handle(id, { type: 'deadline' }));
+      await txHost.withTransaction(() => orchestrator.handle(id, { type: 'deadline' }));
       await outOfTheSweepersReach();
     }
     const lastSendBefore = (await txHost.withTransaction(() => sagas.load(id)))!.saga.steps['billing.capture-payment']
@@ -314,9 +314,9 @@ describe('The checkout saga', () => {
       return save(...args);
     });
 
-    const slow = txHost.withTransaction(() => app.get(SagaRunner).handle(id, { type: 'deadline' }));
+    const slow = txHost.withTransaction(() => app.get(Orchestrator).handle(id, { type: 'deadline' }));
     await readAndStalled;
-    await txHost.withTransaction(() => app.get(SagaRunner).handle(id, { type: 'deadline' }));
+    await txHost.withTransaction(() => app.get(Orchestrator).handle(id, { type: 'deadline' }));
     resume();
 
     await expect(slow).rejects.toThrow(StaleSagaWriteError);
@@ -326,7 +326,7 @@ describe('The checkout saga', () => {
   it('when a write is refused as stale, then it leaves nothing in its transaction, and the answer applied again writes once', async () => {
     const id = await sagaWaitingForCapture();
     const sagas = app.get(SagasRepository);
-    const runner = app.get(SagaRunner);
+    const orchestrator = app.get(Orchestrator);
     const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
     const stored = (await txHost.withTransaction(() => sagas.load(id)))!;
     const written = () =>
@@ -346,7 +346,7 @@ describe('The checkout saga', () => {
       });
       await expect(save).rejects.toThrow(StaleSagaWriteError);
       const [afterRefusal] = await written();
-      await runner.handle(id, { type: 'deadline' });
+      await orchestrator.handle(id, { type: 'deadline' });
       return [afterRefusal, (await written())[0]];
     });
 

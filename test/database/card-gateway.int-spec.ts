@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Pool } from 'pg';
 import type { DatabaseConfig } from '../../src/config/database.config';
 import { GatewayRecords } from '../../src/modules/billing/database/gateway-records';
-import { FakeCardGateway, type GatewayAnswer } from '../../src/modules/billing/gateway/card-gateway';
+import { FakeCardGateway, type GatewayResponse } from '../../src/modules/billing/gateway/card-gateway';
 import { TestDatabase } from '../support/test-database';
 
 const card = (reference: string) => ({
@@ -13,12 +13,12 @@ const card = (reference: string) => ({
   reference,
 });
 
-const authorizationOf = (answer: GatewayAnswer): string => {
-  if (!answer.approved) throw new Error(`not approved: ${answer.reason}`);
-  return answer.authorizationId;
+const authorizationOf = (response: GatewayResponse): string => {
+  if (!response.approved) throw new Error(`not approved: ${response.reason}`);
+  return response.authorizationId;
 };
 
-/** Writes to Postgres by the gateway's pool: a round trip is a write and its answer. */
+/** Writes to Postgres by the gateway's pool: a round trip is a write and its response. */
 function countWrites(records: GatewayRecords): () => number {
   const pool = (records as unknown as { pool: Pool }).pool;
   let writes = 0;
@@ -60,16 +60,16 @@ describe('the fake card gateway, over the app pool client', () => {
 
   afterAll(() => database.drop());
 
-  it('when one key is asked at once many times, then every call gets the first answer, and one is remembered', async () => {
+  it('when one key is asked at once many times, then every call gets the first response, and one is remembered', async () => {
     // The pool's four connections open first, so that the calls below run at the same time.
     await Promise.all(Array.from({ length: 4 }, () => gateway.authorize(randomUUID(), card(randomUUID()))));
     const keys = Array.from({ length: 5 }, () => `auth-${randomUUID()}`);
 
-    const answers = await Promise.all(
+    const responses = await Promise.all(
       keys.map((key) => Promise.all(Array.from({ length: 4 }, () => gateway.authorize(key, card(key))))),
     );
 
-    expect(answers.map((same) => new Set(same.map(authorizationOf)).size)).toEqual(keys.map(() => 1));
+    expect(responses.map((same) => new Set(same.map(authorizationOf)).size)).toEqual(keys.map(() => 1));
     expect(
       await database.query(
         `SELECT count(*)::int AS n FROM billing.gateway_requests WHERE idempotency_key = ANY ($1::text[])`,
@@ -84,12 +84,12 @@ describe('the fake card gateway, over the app pool client', () => {
     );
 
     // Each authorization captured twice at once, under two keys: the lock on the authorization decides.
-    const answers = await Promise.all(
+    const responses = await Promise.all(
       authorizations.flatMap((id) => [gateway.capture(randomUUID(), id), gateway.capture(randomUUID(), id)]),
     );
 
-    const approved = answers.filter((answer) => answer.approved).length;
-    const refused = answers.filter((answer) => !answer.approved && answer.reason === 'already-captured').length;
+    const approved = responses.filter((response) => response.approved).length;
+    const refused = responses.filter((response) => !response.approved && response.reason === 'already-captured').length;
     expect({ approved, refused }).toEqual({ approved: authorizations.length, refused: authorizations.length });
   });
 

@@ -7,8 +7,8 @@ import { ContentModule } from '../content';
 import { checkoutConfig } from './checkout.config';
 import { CheckoutMetrics } from './checkout.metrics';
 import { CheckoutTimelineController } from './checkout-timeline/checkout-timeline.controller';
-import { CHOREOGRAPHY, ChoreographyCoordinator } from './choreography';
-import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from './core/checkout-coordinator';
+import { CHOREOGRAPHY, ChoreographyMode } from './choreography';
+import { MODES, type Mode } from './core/mode';
 import { CheckoutProgressRecorder } from './core/checkout-progress';
 import { COMPENSATION_STEPS, FORWARD_STEPS } from './core/checkout-steps';
 import { CheckoutsRepository } from './database/checkouts.repository';
@@ -27,7 +27,7 @@ import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
 import { ListStepsController } from './list-steps/list-steps.controller';
-import { ORCHESTRATION, OrchestrationCoordinator, sagaConfig } from './orchestration';
+import { ORCHESTRATION, OrchestrationMode, sagaConfig } from './orchestration';
 import { RecordRefundReaction } from './record-refund/record-refund.reaction';
 import { ExpiredIdempotencyKeys } from './start-checkout/expired-idempotency-keys';
 import { StartCheckoutController } from './start-checkout/start-checkout.controller';
@@ -76,9 +76,9 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
     ...CHOREOGRAPHY.providers,
     ...ORCHESTRATION.providers,
     {
-      provide: CHECKOUT_COORDINATORS,
-      inject: [ChoreographyCoordinator, OrchestrationCoordinator],
-      useFactory: (...coordinators: CheckoutCoordinator[]) => coordinators,
+      provide: MODES,
+      inject: [ChoreographyMode, OrchestrationMode],
+      useFactory: (...modes: Mode[]) => modes,
     },
   ],
 })

@@ -47,7 +47,7 @@ export class AuthorizePayment {
     }
 
     if (!plan) return { outcome: 'declined', reason: 'unknown-plan', isNew: true };
-    const answer = await this.gateway.authorize(command.idempotencyKey, {
+    const response = await this.gateway.authorize(command.idempotencyKey, {
       paymentMethod: command.paymentMethod,
       amountCents: plan.priceCents,
       currency: plan.currency,
@@ -60,14 +60,14 @@ export class AuthorizePayment {
       amount_cents: plan.priceCents,
       currency: plan.currency,
       payment_method: command.paymentMethod,
-      status: answer.approved ? 'authorized' : 'declined',
+      status: response.approved ? 'authorized' : 'declined',
       tombstone: false,
       idempotency_key: command.idempotencyKey,
-      gateway_authorization_id: answer.approved ? answer.authorizationId : null,
-      decline_reason: answer.approved ? null : answer.reason,
+      gateway_authorization_id: response.approved ? response.authorizationId : null,
+      decline_reason: response.approved ? null : response.reason,
     });
-    return answer.approved
+    return response.approved
       ? { outcome: 'authorized', payment: toPaymentPayload(payment), isNew: true }
-      : { outcome: 'declined', reason: answer.reason, isNew: true };
+      : { outcome: 'declined', reason: response.reason, isNew: true };
   }
 }

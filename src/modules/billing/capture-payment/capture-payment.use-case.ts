@@ -34,10 +34,10 @@ export class CapturePayment {
     if (decision.kind === 'not-capturable') {
       return { outcome: 'declined', reason: payment ? `payment is ${payment.status}` : 'not-authorized', isNew: false };
     }
-    const answer = await this.gateway.capture(idempotencyKey, payment!.gateway_authorization_id!);
-    if (!answer.approved) {
-      await this.payments.update(payment!, { declineReason: answer.reason });
-      return { outcome: 'declined', reason: answer.reason, isNew: true };
+    const response = await this.gateway.capture(idempotencyKey, payment!.gateway_authorization_id!);
+    if (!response.approved) {
+      await this.payments.update(payment!, { declineReason: response.reason });
+      return { outcome: 'declined', reason: response.reason, isNew: true };
     }
     return {
       outcome: 'captured',

@@ -7,7 +7,7 @@ import { sendWithNextOn } from '../../../infra/database/one-write';
 /** Held until the transaction ends; sent with the statement after it, which runs once it is granted. */
 const LOCK = 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))';
 
-/** One request the gateway answered, as it keeps it: the answer is given again for the same key. */
+/** One request the gateway responded to, as it keeps it: the response is given again for the same key. */
 export interface GatewayRequestRecord {
   operation: string;
   idempotencyKey: string;
@@ -32,7 +32,7 @@ export interface AuthorizationRecord {
  * It talks to Postgres through the app's client (AppPgClient), so that a call costs the app's
  * process about what a real gateway's one HTTP request would, not a round trip per statement: a
  * transaction's BEGIN and each lock go in one write with the statement after them, the remembered
- * answer with the COMMIT, and each statement is prepared once per connection (unless
+ * response with the COMMIT, and each statement is prepared once per connection (unless
  * DATABASE_PREPARED_STATEMENTS says not to).
  */
 @Injectable()
@@ -89,16 +89,16 @@ export class GatewayTransaction {
     await sendWithNextOn(this.db, LOCK, [key]);
   }
 
-  /** The answer kept for (operation, key), if any. */
-  async answerTo<A>(operation: string, key: string): Promise<A | undefined> {
-    const { rows } = await this.db.query<{ response: A }>(
+  /** The response kept for (operation, key), if any. */
+  async responseTo<R>(operation: string, key: string): Promise<R | undefined> {
+    const { rows } = await this.db.query<{ response: R }>(
       `SELECT response FROM billing.gateway_requests WHERE operation = $1 AND idempotency_key = $2`,
       [operation, key],
     );
     return rows[0]?.response;
   }
 
-  /** Keeps a request's answer; sent with the COMMIT, whose failure its own failure becomes. */
+  /** Keeps a request's response; sent with the COMMIT, whose failure its own failure becomes. */
   async remember(request: GatewayRequestRecord): Promise<void> {
     await sendWithNextOn(
       this.db,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayRecords, type GatewayTransaction } from '../database/gateway-records';
 import type { PaymentMethod } from '../../checkout/contracts';
 
-export type GatewayAnswer = { approved: true; authorizationId: string } | { approved: false; reason: string };
+export type GatewayResponse = { approved: true; authorizationId: string } | { approved: false; reason: string };
 
 /** The gateway has no authorization by that id or key: nothing was ever held under it. */
 export const UNKNOWN_AUTHORIZATION = 'unknown-authorization';
@@ -25,23 +25,23 @@ export type VoidTarget = { authorizationId: string } | { authorizationKey: strin
 
 /**
  * A card gateway as payment providers offer them: every call carries an idempotency key, and the
- * same key always gets the same answer without a second effect. An adapter to a real one makes its
- * calls through callOutside('card-gateway', ...), so that a gateway that does not answer spends
+ * same key always gets the same response without a second effect. An adapter to a real one makes its
+ * calls through callOutside('card-gateway', ...), so that a gateway that does not respond spends
  * attempts rather than passing for our outage (ADR 0093); the fake below talks to our own Postgres
  * only, whose failures are ours.
  */
 export abstract class CardGateway {
-  abstract authorize(key: string, request: AuthorizationRequest): Promise<GatewayAnswer>;
-  abstract capture(key: string, authorizationId: string): Promise<GatewayAnswer>;
-  abstract void(key: string, target: VoidTarget): Promise<GatewayAnswer>;
-  abstract refund(key: string, authorizationId: string): Promise<GatewayAnswer>;
+  abstract authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse>;
+  abstract capture(key: string, authorizationId: string): Promise<GatewayResponse>;
+  abstract void(key: string, target: VoidTarget): Promise<GatewayResponse>;
+  abstract refund(key: string, authorizationId: string): Promise<GatewayResponse>;
 }
 
 type Operation = 'authorize' | 'capture' | 'void' | 'refund';
 
 /** A decision of the gateway; one about an authorization it does not know is not remembered. */
 interface Decision {
-  answer: GatewayAnswer & Record<string, unknown>;
+  response: GatewayResponse & Record<string, unknown>;
   authorizationId: string | null;
   reference: string | null;
   remembered: boolean;
@@ -62,12 +62,12 @@ export class FakeCardGateway extends CardGateway {
     super();
   }
 
-  authorize(key: string, request: AuthorizationRequest): Promise<GatewayAnswer> {
+  authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse> {
     return this.once('authorize', key, async () => {
       const approved = request.paymentMethod !== 'pm_card_declined';
       const authorizationId = approved ? `auth_${randomUUID()}` : null;
       return {
-        answer: approved
+        response: approved
           ? { approved, authorizationId: authorizationId!, ...request }
           : { approved, reason: 'card-declined' },
         authorizationId,
@@ -77,7 +77,7 @@ export class FakeCardGateway extends CardGateway {
     });
   }
 
-  capture(key: string, authorizationId: string): Promise<GatewayAnswer> {
+  capture(key: string, authorizationId: string): Promise<GatewayResponse> {
     return this.once('capture', key, async (records) => {
       const authorization = await this.lockAuthorization(records, { authorizationId });
       if (!authorization) return unknown(authorizationId);
@@ -92,7 +92,7 @@ export class FakeCardGateway extends CardGateway {
     });
   }
 
-  void(key: string, target: VoidTarget): Promise<GatewayAnswer> {
+  void(key: string, target: VoidTarget): Promise<GatewayResponse> {
     return this.once('void', key, async (records) => {
       const authorization = await this.lockAuthorization(records, target);
       if (!authorization) return unknown('authorizationId' in target ? target.authorizationId : null);
@@ -100,7 +100,7 @@ export class FakeCardGateway extends CardGateway {
     });
   }
 
-  refund(key: string, authorizationId: string): Promise<GatewayAnswer> {
+  refund(key: string, authorizationId: string): Promise<GatewayResponse> {
     return this.once('refund', key, async (records) => {
       const authorization = await this.lockAuthorization(records, { authorizationId });
       if (!authorization) return unknown(authorizationId);
@@ -109,17 +109,17 @@ export class FakeCardGateway extends CardGateway {
   }
 
   /**
-   * The first answer to (operation, key) is kept; every later call gets it back. Calls with one
+   * The first response to (operation, key) is kept; every later call gets it back. Calls with one
    * key, and operations on one authorization, take their turn.
    */
   private once(
     operation: Operation,
     key: string,
     decide: (records: GatewayTransaction) => Promise<Decision>,
-  ): Promise<GatewayAnswer> {
+  ): Promise<GatewayResponse> {
     return this.records.transaction(async (records) => {
       await records.lock(`gateway:${operation}:${key}`);
-      const stored = await records.answerTo<GatewayAnswer>(operation, key);
+      const stored = await records.responseTo<GatewayResponse>(operation, key);
       if (stored) return stored;
       const decision = await decide(records);
       if (decision.remembered) {
@@ -127,12 +127,12 @@ export class FakeCardGateway extends CardGateway {
         await records.remember({
           operation,
           idempotencyKey: key,
-          response: decision.answer,
+          response: decision.response,
           reference: decision.reference,
           authorizationId: decision.authorizationId,
         });
       }
-      return decision.answer;
+      return decision.response;
     });
   }
 
@@ -152,14 +152,14 @@ export class FakeCardGateway extends CardGateway {
 }
 
 const unknown = (authorizationId: string | null): Decision => ({
-  answer: { approved: false, reason: UNKNOWN_AUTHORIZATION },
+  response: { approved: false, reason: UNKNOWN_AUTHORIZATION },
   authorizationId,
   reference: null,
   remembered: false,
 });
 
 const decided = (authorization: { id: string; reference: string | null }, refusal: string | undefined): Decision => ({
-  answer: refusal ? { approved: false, reason: refusal } : { approved: true, authorizationId: authorization.id },
+  response: refusal ? { approved: false, reason: refusal } : { approved: true, authorizationId: authorization.id },
   authorizationId: authorization.id,
   reference: authorization.reference,
   remembered: true,

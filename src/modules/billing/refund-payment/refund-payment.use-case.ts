@@ -37,8 +37,8 @@ export class RefundPayment {
     if (decision.kind === 'not-refundable') {
       return { outcome: 'not-refundable', reason: payment ? `payment is ${payment.status}` : 'no payment' };
     }
-    const answer = await this.gateway.refund(idempotencyKey, payment!.gateway_authorization_id!);
-    if (!answer.approved) return { outcome: 'not-refundable', reason: answer.reason };
+    const response = await this.gateway.refund(idempotencyKey, payment!.gateway_authorization_id!);
+    if (!response.approved) return { outcome: 'not-refundable', reason: response.reason };
     const refunded = await this.payments.update(payment!, { status: 'refunded' });
     await this.cls.run({ ifNested: 'inherit' }, async () => {
       if (refunded.correlation_id) this.cls.set('correlationId', refunded.correlation_id);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PaymentsRepository } from '../database/payments.repository';
 import { decideVoid } from '../domain/payment';
-import { CardGateway, type GatewayAnswer, UNKNOWN_AUTHORIZATION } from '../gateway/card-gateway';
+import { CardGateway, type GatewayResponse, UNKNOWN_AUTHORIZATION } from '../gateway/card-gateway';
 
 export interface VoidAuthorizationInput {
   checkoutId: string;
@@ -32,8 +32,8 @@ export class VoidAuthorization {
     switch (decision.kind) {
       case 'tombstone': {
         // The key is the authorization's own (a compensation carries its action's key).
-        const answer = await this.gateway.void(idempotencyKey, { authorizationKey: idempotencyKey });
-        if (!answer.approved && answer.reason !== UNKNOWN_AUTHORIZATION) throw refused(checkoutId, answer);
+        const response = await this.gateway.void(idempotencyKey, { authorizationKey: idempotencyKey });
+        if (!response.approved && response.reason !== UNKNOWN_AUTHORIZATION) throw refused(checkoutId, response);
         const tombstone = await this.payments.insert({
           checkout_id: checkoutId,
           user_id: null,
@@ -44,7 +44,7 @@ export class VoidAuthorization {
           status: 'voided',
           tombstone: true,
           idempotency_key: idempotencyKey,
-          gateway_authorization_id: answer.approved ? answer.authorizationId : null,
+          gateway_authorization_id: response.approved ? response.authorizationId : null,
           decline_reason: null,
         });
         return { outcome: 'voided', paymentId: tombstone.id, isNew: true };
@@ -54,8 +54,10 @@ export class VoidAuthorization {
       case 'already-captured':
         return { outcome: 'not-voidable', reason: `payment is ${payment!.status}: refund it instead` };
       case 'void': {
-        const answer = await this.gateway.void(idempotencyKey, { authorizationId: payment!.gateway_authorization_id! });
-        if (!answer.approved) throw refused(checkoutId, answer);
+        const response = await this.gateway.void(idempotencyKey, {
+          authorizationId: payment!.gateway_authorization_id!,
+        });
+        if (!response.approved) throw refused(checkoutId, response);
         const voided = await this.payments.update(payment!, { status: 'voided' });
         return { outcome: 'voided', paymentId: voided.id, isNew: true };
       }
@@ -64,5 +66,5 @@ export class VoidAuthorization {
 }
 
 /** The gateway refused a void of an authorization it holds: retried, and in the end a person's. */
-const refused = (checkoutId: string, answer: GatewayAnswer & { approved: false }) =>
-  new Error(`The gateway refused to void the authorization of ${checkoutId}: ${answer.reason}`);
+const refused = (checkoutId: string, response: GatewayResponse & { approved: false }) =>
+  new Error(`The gateway refused to void the authorization of ${checkoutId}: ${response.reason}`);

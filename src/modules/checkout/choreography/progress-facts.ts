@@ -14,7 +14,8 @@ export type Payload = {
   reason?: string;
 } & Partial<MessageDeadLetteredPayload>;
 
-type Meaning = [MessageContract<Payload>, (payload: Payload) => ProgressFact];
+/** An event's contract, with the progress fact it is read as. */
+type FactOfEvent = [MessageContract<Payload>, (payload: Payload) => ProgressFact];
 
 const ROWS: readonly CheckoutStepRow[] = CHECKOUT_STEPS;
 
@@ -29,21 +30,23 @@ function undoFrom(index: number, reason: string): ProgressFact {
 }
 
 /** What a step's events mean for the progress of a choreographed checkout. */
-function meaningsOf(row: CheckoutStepRow, index: number): Meaning[] {
+function factsOfStep(row: CheckoutStepRow, index: number): FactOfEvent[] {
   const next = ROWS[index + 1];
-  const meanings: Meaning[] = [[row.done, () => (next ? { kind: 'reached', step: next.name } : { kind: 'completed' })]];
+  const facts: FactOfEvent[] = [
+    [row.done, () => (next ? { kind: 'reached', step: next.name } : { kind: 'completed' })],
+  ];
   if (row.refused) {
     // A refused check rejects the buyer; a refusal later undoes what was done before it.
     const refused = (p: Payload): ProgressFact =>
       row.class === 'verify' ? { kind: 'rejected', reason: p.reason! } : undoFrom(index, p.reason!);
-    meanings.push([row.refused, refused]);
+    facts.push([row.refused, refused]);
   }
-  if (row.compensation) meanings.push([row.compensation.done, (p) => undoFrom(index, p.reason!)]);
-  return meanings;
+  if (row.compensation) facts.push([row.compensation.done, (p) => undoFrom(index, p.reason!)]);
+  return facts;
 }
 
-const MEANINGS: Meaning[] = [
-  ...ROWS.flatMap(meaningsOf),
+const FACTS_OF_EVENTS: FactOfEvent[] = [
+  ...ROWS.flatMap(factsOfStep),
   [
     MessageDeadLettered,
     (p) => ({
@@ -61,8 +64,8 @@ const MEANINGS: Meaning[] = [
  * giving up (a dead letter) puts it in intervention; a redrive resumes it.
  */
 export const PROGRESS_FACTS: ReadonlyMap<string, (payload: Payload) => ProgressFact> = new Map(
-  MEANINGS.map(([contract, meaning]) => [contract.type, meaning]),
+  FACTS_OF_EVENTS.map(([contract, factOf]) => [contract.type, factOf]),
 );
 
 /** The types of the events the progress of a choreographed checkout is read from. */
-export const PROGRESS_TYPES: MessageType<Payload>[] = MEANINGS.map(([contract]) => contract.type);
+export const PROGRESS_TYPES: MessageType<Payload>[] = FACTS_OF_EVENTS.map(([contract]) => contract.type);

@@ -4,14 +4,14 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { DataSource } from 'typeorm';
 import { sendWithNext } from '../../../infra/database/one-write';
 
-/** A key's first answer, as stored, and whether it is past its time to live. */
-export interface StoredAnswer<R> {
+/** A key's first response, as stored, and whether it is past its time to live. */
+export interface StoredResponse<R> {
   request_hash: string;
   response: R;
   expired: boolean;
 }
 
-/** The Idempotency-Keys of started checkouts, each with its caller's scope and its first answer. */
+/** The Idempotency-Keys of started checkouts, each with its caller's scope and its first response. */
 @Injectable()
 export class IdempotencyKeysRepository {
   constructor(
@@ -35,9 +35,9 @@ export class IdempotencyKeysRepository {
     );
   }
 
-  /** The key's first answer, if any, and whether it is older than `ttlHours`. */
-  async find<R>(scope: string, key: string, ttlHours: number): Promise<StoredAnswer<R> | undefined> {
-    const [stored] = await this.txHost.tx.query<Array<StoredAnswer<R>>>(
+  /** The key's first response, if any, and whether it is older than `ttlHours`. */
+  async find<R>(scope: string, key: string, ttlHours: number): Promise<StoredResponse<R> | undefined> {
+    const [stored] = await this.txHost.tx.query<Array<StoredResponse<R>>>(
       `SELECT request_hash, response, created_at <= now() - make_interval(hours => $3) AS expired
          FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`,
       [scope, key, ttlHours],
@@ -49,8 +49,8 @@ export class IdempotencyKeysRepository {
     await this.txHost.tx.query(`DELETE FROM checkout.idempotency_keys WHERE scope = $1 AND key = $2`, [scope, key]);
   }
 
-  /** Stores the key's first answer: nothing reads it in this transaction, so it goes with the COMMIT. */
-  async insert(answer: {
+  /** Stores the key's first response: nothing reads it in this transaction, so it goes with the COMMIT. */
+  async insert(row: {
     scope: string;
     key: string;
     requestHash: string;
@@ -61,7 +61,7 @@ export class IdempotencyKeysRepository {
       this.txHost.tx,
       `INSERT INTO checkout.idempotency_keys (scope, key, request_hash, checkout_id, response)
        VALUES ($1, $2, $3, $4, $5)`,
-      [answer.scope, answer.key, answer.requestHash, answer.checkoutId, JSON.stringify(answer.response)],
+      [row.scope, row.key, row.requestHash, row.checkoutId, JSON.stringify(row.response)],
     );
   }
 

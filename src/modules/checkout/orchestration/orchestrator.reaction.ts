@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Consumer, type Delivery, OnEvent } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
-import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
-import { SagaRunner } from './saga.runner';
+import { type AnswerPayload, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
+import { Orchestrator } from './orchestrator';
 import { StaleSagaWriteError } from './database/sagas.repository';
 
 /** Tries of one answer when other instances keep writing the same saga. */
@@ -17,15 +17,15 @@ const STALE_WRITE_TRIES = 5;
  */
 @Injectable()
 export class OrchestratorReaction {
-  constructor(private readonly runner: SagaRunner) {}
+  constructor(private readonly orchestrator: Orchestrator) {}
 
   @OnEvent(SAGA_ANSWER_TYPES)
   @Consumer('checkout.orchestrate', { where: ORCHESTRATED, role: 'orchestrator' })
-  async onAnswer(reply: Reply, delivery: Delivery): Promise<void> {
-    const input = SAGA_ANSWERS.get(delivery.type)!(reply, delivery.headers);
+  async onAnswer(payload: AnswerPayload, delivery: Delivery): Promise<void> {
+    const answer = SAGA_ANSWERS.get(delivery.type)!(payload, delivery.headers);
     for (let tries = 1; ; tries += 1) {
       try {
-        await this.runner.handle(reply.checkoutId, input, { result: reply, error: reply.error });
+        await this.orchestrator.handle(payload.checkoutId, answer, { result: payload, error: payload.error });
         return;
       } catch (error) {
         if (!(error instanceof StaleSagaWriteError) || tries >= STALE_WRITE_TRIES) throw error;

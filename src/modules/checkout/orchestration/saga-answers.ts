@@ -1,10 +1,10 @@
 import type { MessageContract, MessageType } from '../../../infra/outbox';
 import type { StepFailedPayload } from '../contracts';
 import { CHECKOUT_STEPS, type CheckoutStepRow, rowOf } from '../core/checkout-steps';
-import type { SagaInput } from './domain/saga-machine';
+import type { Answer } from './domain/saga';
 
-/** What a participant's answer carries that the saga reads. */
-export type Reply = { checkoutId: string; reason?: string } & Partial<StepFailedPayload>;
+/** What a participant's answer carries in its payload that the saga reads. */
+export type AnswerPayload = { checkoutId: string; reason?: string } & Partial<StepFailedPayload>;
 
 /**
  * Which send of a step a command is. The orchestrator sets it on every command; the participant's
@@ -34,31 +34,36 @@ const sendOf = (headers: Record<string, string> | undefined) => ({
 });
 
 /** A failure names the action or the compensation that failed; the saga knows steps by their action. */
-function failedInput({ step: executed, error, attempt }: Reply, headers?: Record<string, string>): SagaInput {
+function failedAnswer({ step: executed, error, attempt }: AnswerPayload, headers?: Record<string, string>): Answer {
   const row = rowOf(executed!);
   const { generation } = sendOf(headers);
   return { type: 'failed', step: row.name, undoing: row.name !== executed, error: error!, attempt, generation };
 }
 
-type Meaning = [MessageContract<Reply>, (reply: Reply, headers?: Record<string, string>) => SagaInput];
+/** How the saga reads an answer's payload and headers. */
+type ReadAnswer = (payload: AnswerPayload, headers?: Record<string, string>) => Answer;
 
-function meaningsOf(row: CheckoutStepRow): Meaning[] {
-  const meanings: Meaning[] = [[row.done, () => ({ type: 'done', step: row.name })]];
+/** An answer's contract, with how the saga reads it. */
+type AnswerOfStep = [MessageContract<AnswerPayload>, ReadAnswer];
+
+/** A step's answers. */
+function answersOf(row: CheckoutStepRow): AnswerOfStep[] {
+  const answers: AnswerOfStep[] = [[row.done, () => ({ type: 'done', step: row.name })]];
   if (row.refused) {
-    const refused = (r: Reply, headers?: Record<string, string>): SagaInput => ({
+    const refused: ReadAnswer = (r, headers) => ({
       type: 'refused',
       step: row.name,
       reason: r.reason!,
       ...sendOf(headers),
     });
-    meanings.push([row.refused, refused]);
+    answers.push([row.refused, refused]);
   }
-  if (row.compensation) meanings.push([row.compensation.done, () => ({ type: 'done', step: row.name, undoing: true })]);
-  meanings.push([row.failed, failedInput]);
-  return meanings;
+  if (row.compensation) answers.push([row.compensation.done, () => ({ type: 'done', step: row.name, undoing: true })]);
+  answers.push([row.failed, failedAnswer]);
+  return answers;
 }
 
-const MEANINGS = (CHECKOUT_STEPS as readonly CheckoutStepRow[]).flatMap(meaningsOf);
+const ANSWERS = (CHECKOUT_STEPS as readonly CheckoutStepRow[]).flatMap(answersOf);
 
 /**
  * What each answer means to the saga, by message type, read from the checkout's table: a step's
@@ -66,9 +71,9 @@ const MEANINGS = (CHECKOUT_STEPS as readonly CheckoutStepRow[]).flatMap(meanings
  * event for all its steps; its payload names the step. An answer's headers say which send it
  * answers, and which generation sent it.
  */
-export const SAGA_ANSWERS: ReadonlyMap<string, (reply: Reply, headers?: Record<string, string>) => SagaInput> = new Map(
-  MEANINGS.map(([contract, meaning]) => [contract.type, meaning]),
+export const SAGA_ANSWERS: ReadonlyMap<string, ReadAnswer> = new Map(
+  ANSWERS.map(([contract, read]) => [contract.type, read]),
 );
 
 /** The types of the answers the orchestrator listens to. */
-export const SAGA_ANSWER_TYPES: MessageType<Reply>[] = [...new Set(MEANINGS.map(([contract]) => contract.type))];
+export const SAGA_ANSWER_TYPES: MessageType<AnswerPayload>[] = [...new Set(ANSWERS.map(([contract]) => contract.type))];

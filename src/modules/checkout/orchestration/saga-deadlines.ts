@@ -11,7 +11,7 @@ import { ORCHESTRATED } from '../contracts';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { SagasRepository } from './database/sagas.repository';
 import { sagaConfig, type SagaConfig } from './saga.config';
-import { SagaRunner } from './saga.runner';
+import { Orchestrator } from './orchestrator';
 
 /**
  * Finds sagas whose step has not been answered in time and tells each so. Every orchestrator
@@ -28,7 +28,7 @@ export class SagaDeadlines {
     private readonly cls: ClsService<MessageContext>,
     private readonly sagas: SagasRepository,
     private readonly checkouts: CheckoutsRepository,
-    private readonly runner: SagaRunner,
+    private readonly orchestrator: Orchestrator,
     tasks: PeriodicTasks,
     @Inject(sagaConfig.KEY) config: SagaConfig,
   ) {
@@ -57,7 +57,7 @@ export class SagaDeadlines {
               'saga deadline',
               await this.sagas.traceContextOf(sagaId),
               { 'app.checkout.id': sagaId },
-              () => this.runner.handle(sagaId, { type: 'deadline' }),
+              () => this.orchestrator.handle(sagaId, { type: 'deadline' }),
             );
             return true;
           }),

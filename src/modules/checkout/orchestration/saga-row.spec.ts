@@ -1,5 +1,5 @@
-import { given } from './checkout-saga.specification';
-import type { Saga, SagaInput } from './domain/saga-machine';
+import { given } from './saga.specification';
+import type { Saga, SagaInput } from './domain/saga';
 import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns, UnreadableSagaError } from './saga-row';
 
 const id = '7d1c4b6e-8f0a-4d2b-9c3e-5a6b7c8d9e0f';

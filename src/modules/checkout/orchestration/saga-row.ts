@@ -1,10 +1,10 @@
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { CheckoutStep } from '../domain/checkout';
-import { isUndoing, SAGA_STATUSES, type Saga, sendsOf, type StepRecord, type StepStatus } from './domain/saga-machine';
+import { isUndoing, SAGA_STATUSES, type Saga, sendsOf, type StepRecord, type StepStatus } from './domain/saga';
 
 /**
  * A saga as `checkout.sagas` holds it: one flat row whatever its status, with a column for every
- * field any status has. The saga itself is one shape per status (domain/saga-machine.ts); these
+ * field any status has. The saga itself is one shape per status (domain/saga.ts); these
  * two functions are the only place where one becomes the other.
  */
 export interface SagaColumns {

@@ -17,10 +17,11 @@ import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
-import { SagasRepository, type SagaView, StaleSagaWriteError } from './database/sagas.repository';
+import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
+import type { SagaView } from './database/saga-view';
 import { FORWARD_STEPS } from '../core/checkout-steps';
-import { isUndoing, type SagaStatus } from './domain/saga-machine';
-import { SagaRunner } from './saga.runner';
+import { isUndoing, type SagaStatus } from './domain/saga';
+import { Orchestrator } from './orchestrator';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;
 
@@ -87,7 +88,7 @@ class SagaQuery {
 export class SagasController {
   constructor(
     private readonly sagas: SagasRepository,
-    private readonly runner: SagaRunner,
+    private readonly orchestrator: Orchestrator,
     private readonly cls: ClsService<MessageContext>,
   ) {}
 
@@ -111,7 +112,7 @@ export class SagasController {
     // What the retry causes belongs to the checkout's process, not to this request.
     this.cls.set('correlationId', stored.checkout.correlation_id);
     this.cls.set('headers', ORCHESTRATED);
-    const saga = await this.runner.handle(id, { type: 'retry' }).catch((error: unknown) => {
+    const saga = await this.orchestrator.handle(id, { type: 'retry' }).catch((error: unknown) => {
       if (error instanceof StaleSagaWriteError) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);
       throw error;
     });

@@ -38,7 +38,7 @@ export class StartCheckoutController {
     name: 'Idempotency-Key',
     required: false,
     description:
-      "1 to 255 visible characters: the same caller's same key with the same body gets the first answer again, for CHECKOUT_IDEMPOTENCY_TTL_HOURS",
+      "1 to 255 visible characters: the same caller's same key with the same body gets the first response again, for CHECKOUT_IDEMPOTENCY_TTL_HOURS",
   })
   @ApiAcceptedResponse({ type: CheckoutAccepted, description: 'Started; follow it at the Location' })
   @ApiBadRequestResponse({ description: 'Invalid body or Idempotency-Key' })

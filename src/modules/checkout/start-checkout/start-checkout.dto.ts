@@ -29,7 +29,7 @@ export class StartCheckoutDto {
   mode?: CheckoutMode;
 }
 
-/** What the handler starts: the buyer is settled by then. */
+/** What the use case (StartCheckout) starts: the buyer is settled by then. */
 export type StartCheckoutRequest = StartCheckoutDto & { userId: string };
 
 export class CheckoutAccepted {

@@ -15,7 +15,7 @@ import { BillingApi } from '../../billing';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { IdempotencyKeysRepository } from '../database/idempotency-keys.repository';
-import { CHECKOUT_COORDINATORS, type CheckoutCoordinator } from '../core/checkout-coordinator';
+import { MODES, type Mode } from '../core/mode';
 import { FORWARD_STEPS } from '../core/checkout-steps';
 import type { CheckoutAccepted, StartCheckoutRequest } from './start-checkout.dto';
 
@@ -32,13 +32,13 @@ export interface IdempotencyKey {
 
 export interface StartedCheckout {
   body: CheckoutAccepted;
-  /** True when this is the first answer to the same Idempotency-Key, given again. */
+  /** True when this is the first response to the same Idempotency-Key, given again. */
   replayed: boolean;
 }
 
 /**
  * Writes a new checkout (PENDING) and sets it going, in one transaction. With an
- * Idempotency-Key, the first answer is stored in that transaction too: a repeat of the same
+ * Idempotency-Key, the first response is stored in that transaction too: a repeat of the same
  * request by the same caller gets it again and starts nothing; a request racing it waits for it
  * and then gets it; the same key with another request is refused. A key expires after
  * CHECKOUT_IDEMPOTENCY_TTL_HOURS, and is then as good as new.
@@ -50,7 +50,7 @@ export class StartCheckout {
     private readonly cls: ClsService<MessageContext>,
     private readonly checkouts: CheckoutsRepository,
     private readonly billing: BillingApi,
-    @Inject(CHECKOUT_COORDINATORS) private readonly coordinators: CheckoutCoordinator[],
+    @Inject(MODES) private readonly modes: Mode[],
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
   ) {}
 
@@ -59,14 +59,14 @@ export class StartCheckout {
     const requestHash = hashOf(request);
     // Asked for together (one round trip): the plan is not needed for a repeated request.
     const [previous, plan] = await together([
-      idempotencyKey && this.previousAnswer(idempotencyKey, requestHash),
+      idempotencyKey && this.previousResponse(idempotencyKey, requestHash),
       this.billing.findPlan(request.planId),
     ]).catch(refuseLockNotAvailable);
     if (previous) return { body: previous, replayed: true };
     if (!plan) throw new UnprocessableEntityException(`There is no plan ${request.planId}; see GET /plans`);
     const mode = request.mode ?? this.config.defaultMode;
-    const coordinator = this.coordinators.find((c) => c.mode === mode);
-    if (!coordinator) throw new UnprocessableEntityException(`Mode ${mode} is not available`);
+    const chosen = this.modes.find((m) => m.name === mode);
+    if (!chosen) throw new UnprocessableEntityException(`Mode ${mode} is not available`);
 
     const checkout = await this.checkouts.insert({
       id: randomUUID(),
@@ -77,10 +77,10 @@ export class StartCheckout {
       step: FORWARD_STEPS[0],
       correlation_id: this.cls.get('correlationId') ?? randomUUID(),
     });
-    await coordinator.start(checkout);
+    await chosen.start(checkout);
     const body: CheckoutAccepted = { id: checkout.id, status: 'PENDING', mode, correlationId: checkout.correlation_id };
     if (idempotencyKey !== undefined) {
-      // The key's first answer, for a retry to find: nothing reads it here, so it goes with the COMMIT.
+      // The key's first response, for a retry to find: nothing reads it here, so it goes with the COMMIT.
       await this.idempotencyKeys.insert({ ...idempotencyKey, requestHash, checkoutId: checkout.id, response: body });
     }
     return { body, replayed: false };
@@ -88,10 +88,10 @@ export class StartCheckout {
 
   /**
    * Takes the key's lock for the rest of the transaction (waiting for a request in flight with
-   * the same key, up to a limit; a request still in flight then is refused), then returns that key's first answer if there is one and it has
+   * the same key, up to a limit; a request still in flight then is refused), then returns that key's first response if there is one and it has
    * not expired; an expired one is deleted, and the key starts afresh.
    */
-  private async previousAnswer(
+  private async previousResponse(
     { key, scope }: IdempotencyKey,
     requestHash: string,
   ): Promise<CheckoutAccepted | undefined> {

@@ -5,8 +5,9 @@ import { currentTraceContext } from '../../../../infra/tracing/message.tracing';
 import { FORWARD_STEPS } from '../../core/checkout-steps';
 import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../../database/checkouts.repository';
 import type { CheckoutProgress, CheckoutStep } from '../../domain/checkout';
-import type { Saga, SagaStatus, StepStatus } from '../domain/saga-machine';
-import { rowOfSaga, type SagaColumns, sagaFromRow, type SagaStepColumns } from '../saga-row';
+import type { Saga, SagaStatus } from '../domain/saga';
+import { rowOfSaga, sagaFromRow, type SagaStepColumns } from '../saga-row';
+import { type ListedSagaRow, type SagaRow, toSagaView, type SagaView } from './saga-view';
 
 /** Another instance wrote the saga since this one read it: this write must not land. */
 export class StaleSagaWriteError extends Error {
@@ -40,12 +41,6 @@ export interface SagaChange {
   progress?: CheckoutProgress;
 }
 
-interface SagaRow extends SagaColumns {
-  id: string;
-  next_deadline: Date | null;
-  version: number;
-}
-
 export interface SagaLogEntry {
   input: string;
   from: SagaStatus;
@@ -55,88 +50,6 @@ export interface SagaLogEntry {
   attempt?: number;
   detail?: unknown;
 }
-
-/** A saga as operators read it: camelCase, and `state` as in the `?state=` filter and the `sagas{state}` metric. */
-export interface SagaView {
-  id: string;
-  state: SagaStatus;
-  currentStep: CheckoutStep;
-  undoing: boolean;
-  attempts: number;
-  toUndo: CheckoutStep[];
-  outcome: string | null;
-  reason: string | null;
-  intervention: string | null;
-  interruptedWhile: string | null;
-  backingOff: boolean;
-  generation: number;
-  nextDeadline: string | null;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  steps: SagaStepView[];
-}
-
-export interface SagaStepView {
-  step: CheckoutStep;
-  state: Exclude<StepStatus, 'PENDING'>;
-  attempts: number;
-  compensationAttempts: number;
-  uncertain: boolean;
-  result: unknown;
-  lastError: string | null;
-  startedAt: string;
-  updatedAt: string;
-}
-
-/** A listed saga: the status and the step states as the table's checks allow them. */
-interface ListedSagaRow extends Omit<SagaRow, 'status'> {
-  status: SagaStatus;
-  created_at: Date;
-  updated_at: Date;
-  /** Built by json_agg: its timestamps are strings. */
-  steps: Array<
-    Omit<SagaStepColumns, 'status'> & {
-      status: Exclude<StepStatus, 'PENDING'>;
-      result: unknown;
-      last_error: string | null;
-      started_at: string;
-      updated_at: string;
-    }
-  >;
-}
-
-const iso = (at: Date | string): string => new Date(at).toISOString();
-
-const toSagaView = (row: ListedSagaRow): SagaView => ({
-  id: row.id,
-  state: row.status,
-  currentStep: row.current_step,
-  undoing: row.undoing,
-  attempts: row.attempts,
-  toUndo: row.to_undo,
-  outcome: row.outcome,
-  reason: row.reason,
-  intervention: row.intervention,
-  interruptedWhile: row.interrupted_while,
-  backingOff: row.backing_off,
-  generation: row.generation,
-  nextDeadline: row.next_deadline ? iso(row.next_deadline) : null,
-  version: row.version,
-  createdAt: iso(row.created_at),
-  updatedAt: iso(row.updated_at),
-  steps: row.steps.map((step) => ({
-    step: step.step,
-    state: step.status,
-    attempts: step.attempts,
-    compensationAttempts: step.compensation_attempts,
-    uncertain: step.uncertain,
-    result: step.result,
-    lastError: step.last_error,
-    startedAt: iso(step.started_at),
-    updatedAt: iso(step.updated_at),
-  })),
-});
 
 /** Sagas in `checkout.sagas` and `checkout.saga_steps`, written only if nobody wrote them since they were read. */
 @Injectable()

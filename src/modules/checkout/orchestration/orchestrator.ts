@@ -5,13 +5,23 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { isStale, isUndoing, type Saga, type SagaInput } from './domain/saga-machine';
-import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
+import { CHECKOUT_STEPS } from '../core/checkout-steps';
+import {
+  compensationOf,
+  isStale,
+  isUndoing,
+  newSaga,
+  type Saga,
+  type SagaDefinition,
+  type SagaInput,
+} from './domain/saga';
+import { deadlineAfterMs } from './domain/saga.deadline';
+import { decide, evolve } from './domain/saga.transitions';
+import { factsOf } from './domain/saga.progress';
+import { commandMessage } from './saga-commands';
 import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
 import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
-
-const { newSaga, evolve, deadlineAfterMs, compensationOf, factsOf } = CHECKOUT_SAGA;
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -20,25 +30,29 @@ export interface InputDetail {
 }
 
 /**
- * The thin part of the orchestrator: it loads a saga with its checkout, lets the pure `evolve` say
- * what happens and which commands that calls for, and in the caller's transaction writes the new state (checking the
- * version it read), its log entry and the checkout's status in one statement, then sends the
- * commands through the outbox. Everything commits together or not at all.
+ * What runs the sagas, thin: it loads a saga with its checkout, lets the pure `evolve` say
+ * what the saga becomes and `decide` which commands that calls for, and in the caller's transaction
+ * writes the new state (checking the version it read), its log entry and the checkout's status in
+ * one statement, then sends the commands through the outbox. Everything commits together or not
+ * at all.
  */
 @Injectable()
-export class SagaRunner {
-  private readonly logger = new Logger('SagaRunner');
+export class Orchestrator {
+  private readonly logger = new Logger('Orchestrator');
   private readonly staleWrites: Counter;
   private readonly commandsSent: Counter<'command' | 'kind'>;
   private readonly staleAnswers: Counter<'answer'>;
+  /** The checkout's table of steps, under the configured policy. */
+  private readonly definition: SagaDefinition;
 
   constructor(
     private readonly sagas: SagasRepository,
     private readonly progress: CheckoutProgressRecorder,
     private readonly outbox: OutboxPublisher,
-    @Inject(sagaConfig.KEY) private readonly config: SagaConfig,
+    @Inject(sagaConfig.KEY) config: SagaConfig,
     registry: MetricsRegistry,
   ) {
+    this.definition = { table: CHECKOUT_STEPS, policy: config.policy };
     this.staleWrites = new Counter({
       name: 'saga_stale_writes_total',
       help: 'Saga writes refused because another instance had written the saga since it was read',
@@ -60,7 +74,7 @@ export class SagaRunner {
 
   /** Creates the saga of a new checkout and sends its first command. */
   async start(checkout: CheckoutRow): Promise<void> {
-    await this.move(checkout, { saga: newSaga() }, { type: 'start' });
+    await this.move(checkout, { saga: newSaga(CHECKOUT_STEPS) }, { type: 'start' });
   }
 
   /**
@@ -78,9 +92,9 @@ export class SagaRunner {
   }
 
   /**
-   * Lets the pure `evolve` say what the input does to the saga and which commands that calls for,
-   * then writes it all in one statement (the saga over the version read, its steps and the answer,
-   * the log entry, the checkout's progress) and sends the commands through the outbox.
+   * Lets the pure `evolve` say what the input does to the saga and `decide` which commands that
+   * calls for, then writes it all in one statement (the saga over the version read, its steps and
+   * the answer, the log entry, the checkout's progress) and sends the commands through the outbox.
    */
   private async move(
     checkout: CheckoutRow,
@@ -89,7 +103,8 @@ export class SagaRunner {
     detail: InputDetail = {},
   ): Promise<Saga> {
     const before = read.saga;
-    const { saga, commands } = evolve(before, input, this.config.policy);
+    const saga = evolve(before, input, this.definition);
+    const commands = decide(input, before, this.definition);
     if (isStale(before, input) && 'generation' in input) {
       this.staleAnswers.inc({ answer: input.type });
       this.logger.warn(
@@ -104,18 +119,18 @@ export class SagaRunner {
     try {
       written = await this.sagas.save(checkout.id, saga, {
         readVersion: read.version,
-        deadlineAfterMs: deadlineAfterMs(saga, this.config.policy),
+        deadlineAfterMs: deadlineAfterMs(saga, this.definition),
         answer: 'step' in input ? { step: input.step, ...(undoing ? { error: detail.error } : detail) } : undefined,
         log: {
           input: input.type,
           from: before.status,
           to: saga.status,
-          step: isUndoing(saga) ? compensationOf(saga.current) : saga.current,
+          step: isUndoing(saga) ? compensationOf(saga.current, CHECKOUT_STEPS) : saga.current,
           command: commands[0]?.executes,
           attempt: commands[0]?.attempt,
           detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
         },
-        progress: this.progress.after(checkout, factsOf(before, saga)),
+        progress: this.progress.after(checkout, factsOf(before, saga, CHECKOUT_STEPS)),
       });
     } catch (error) {
       if (error instanceof StaleSagaWriteError) this.staleWrites.inc();

@@ -1,10 +1,19 @@
 import type { OutgoingMessage, MessageContract } from '../../../infra/outbox';
-import { FORWARD_STEPS, STEP_ORDER } from '../core/checkout-steps';
+import { CHECKOUT_STEPS, FORWARD_STEPS, type ForwardStep, STEP_ORDER } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress } from '../domain/checkout';
-import type { Saga, SagaCommand, SagaInput, SagaPolicy } from './domain/saga-machine';
-import { CHECKOUT_SAGA, commandMessage } from './checkout-saga';
-import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
+import {
+  newSaga,
+  type Saga,
+  type SagaCommand,
+  type SagaDefinition,
+  type SagaInput,
+  type SagaPolicy,
+} from './domain/saga';
+import { decide, evolve } from './domain/saga.transitions';
+import { factsOf } from './domain/saga.progress';
+import { commandMessage } from './saga-commands';
+import { type AnswerPayload, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 
 /**
  * The one given/when/then of the checkout's saga, for its specs only (as emmett's
@@ -12,7 +21,11 @@ import { type Reply, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER }
  * then what it became, which commands that sent, the messages that carry them, and where the
  * checkout stands. What it hears is an input (a start, a deadline, a retry, an answer as the saga
  * reads it) or a participant's message, which is read as the orchestrator reads it; each step
- * of the way is played as the runner plays it, with nothing stored.
+ * of the way is played as the orchestrator plays it (`evolve`, then `decide`), with nothing stored.
+ *
+ * The specs that use it: the rules by inputs, state and commands, by topic (saga.forward.spec.ts,
+ * saga.silence.spec.ts, saga.late-answers.spec.ts), and the saga by the messages it hears and
+ * sends (saga.messages.spec.ts); saga-row.spec.ts reads its sagas into rows and back.
  */
 
 /** The policy the specs run under: three sends of a step, four of the pivot, two of a compensation. */
@@ -22,6 +35,9 @@ export const SPEC_POLICY: SagaPolicy = {
   compensationAttempts: 2,
   stepTimeoutMs: 1_000,
 };
+
+/** The checkout's table of steps under the specs' policy. */
+export const SPEC_SAGA: SagaDefinition = { table: CHECKOUT_STEPS, policy: SPEC_POLICY };
 
 /** The checkout the specs' saga runs. */
 export const SPEC_CHECKOUT = {
@@ -42,7 +58,7 @@ export interface Heard extends OutgoingMessage {
  */
 export const answered = (
   contract: MessageContract,
-  fields: Partial<Reply> = {},
+  fields: Partial<AnswerPayload> = {},
   ofSend?: number,
   ofGeneration?: number,
 ): Heard => {
@@ -78,15 +94,14 @@ interface Played {
   commands: SagaCommand[];
 }
 
-const { newSaga, evolve, factsOf } = CHECKOUT_SAGA;
-
 /** Plays what the saga hears, one by one, from `from`. */
 function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
   return heard.reduce<Played>((played, next) => {
     const input =
-      'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as Reply, next.headers) : next;
-    const { saga, commands } = evolve(played.saga, input, SPEC_POLICY);
-    const checkout = factsOf(played.saga, saga).reduce(
+      'contract' in next ? SAGA_ANSWERS.get(next.contract.type)!(next.payload as AnswerPayload, next.headers) : next;
+    const saga = evolve(played.saga, input, SPEC_SAGA);
+    const commands = decide(input, played.saga, SPEC_SAGA);
+    const checkout = factsOf(played.saga, saga, CHECKOUT_STEPS).reduce(
       (progress, fact) => advance(progress, fact, STEP_ORDER) ?? progress,
       played.checkout,
     );
@@ -97,7 +112,7 @@ function play(from: Played, heard: ReadonlyArray<SagaInput | Heard>): Played {
 /** Given what the saga has heard, from a new checkout: `saga` is where that leaves it. */
 export function given(...history: Array<SagaInput | Heard>) {
   const start: Played = {
-    saga: newSaga(),
+    saga: newSaga(CHECKOUT_STEPS),
     checkout: { status: 'PENDING', step: FORWARD_STEPS[0], failureReason: null },
     commands: [],
   };
@@ -119,3 +134,31 @@ export function given(...history: Array<SagaInput | Heard>) {
     },
   };
 }
+
+/** The rules specs' words: the forward steps, the inputs, and histories made of them. */
+export const SPEC_STEPS = {
+  VERIFY: 'identity.verify-user',
+  AUTHORIZE: 'billing.authorize-payment',
+  GRANT: 'content.grant-access',
+  CAPTURE: 'billing.capture-payment',
+  ACTIVATE: 'content.activate-access',
+  EMAIL: 'notifications.send-welcome-email',
+} as const;
+
+export const done = (step: ForwardStep, undoing = false): SagaInput => ({ type: 'done', step, undoing });
+export const refused = (step: ForwardStep, reason: string, attempt?: number, generation?: number): SagaInput => ({
+  type: 'refused',
+  step,
+  reason,
+  attempt,
+  generation,
+});
+export const start: SagaInput = { type: 'start' };
+export const deadline: SagaInput = { type: 'deadline' };
+export const retry: SagaInput = { type: 'retry' };
+export const times = (n: number, input: SagaInput) => Array.from({ length: n }, () => input);
+/** Started, and every step before `step` done. */
+export const upTo = (step: ForwardStep) => {
+  const order: readonly ForwardStep[] = Object.values(SPEC_STEPS);
+  return [start, ...order.slice(0, order.indexOf(step)).map((s) => done(s))];
+};

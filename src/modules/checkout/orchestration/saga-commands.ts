@@ -1,10 +1,7 @@
 import type { OutgoingMessage } from '../../../infra/outbox';
-import { CHECKOUT_STEPS, stepCommand } from '../core/checkout-steps';
+import { stepCommand } from '../core/checkout-steps';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { type SagaCommand, sagaMachine } from './domain/saga-machine';
-
-/** The checkout's saga: the state machine over the checkout's table of steps. */
-export const CHECKOUT_SAGA = sagaMachine(CHECKOUT_STEPS);
+import type { SagaCommand } from './domain/saga';
 
 /**
  * The message that carries one of the saga's commands to its participant, under the step's

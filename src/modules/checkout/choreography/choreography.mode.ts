@@ -3,12 +3,12 @@ import { OutboxPublisher } from '../../../infra/outbox';
 import type { PaymentMethod } from '../contracts';
 import { CHOREOGRAPHED, CheckoutRequested } from '../contracts';
 import type { CheckoutRow } from '../database/checkouts.repository';
-import { CheckoutCoordinator } from '../core/checkout-coordinator';
+import { Mode } from '../core/mode';
 
 /** Choreography: announce the request, and let each module react to the one before it. */
 @Injectable()
-export class ChoreographyCoordinator extends CheckoutCoordinator {
-  readonly mode = 'choreography';
+export class ChoreographyMode extends Mode {
+  readonly name = 'choreography';
 
   constructor(private readonly outbox: OutboxPublisher) {
     super();

@@ -9,15 +9,16 @@ import {
 import { AccessActivated, AccessGranted, AccessRefused, AccessRevoked } from '../../content/contracts';
 import { BuyerRejected, BuyerVerified } from '../../identity/contracts';
 import { WelcomeEmailSent } from '../../notifications/contracts';
-import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './checkout-saga.specification';
-import type { SagaInput } from './domain/saga-machine';
-import { type Reply, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
+import { answered, given, type Heard, SPEC_CHECKOUT as checkout } from './saga.specification';
+import type { SagaInput } from './domain/saga';
+import { type AnswerPayload, SAGA_ANSWER_TYPES, SAGA_ANSWERS } from './saga-answers';
 
 /**
  * The checkout's saga specified by what it hears and what it sends: given the messages it has
  * had, when one more arrives (or a deadline passes), then these commands leave, and the checkout
  * stands so. Nothing here reads the saga's own fields: the messages come from the checkout's table
- * of steps, as in the running app. Its rules, by inputs and state, are checkout-saga.rules.spec.ts.
+ * of steps, as in the running app. Its rules, by inputs and state, are
+ * saga.forward.spec.ts, saga.silence.spec.ts and saga.late-answers.spec.ts.
  */
 
 const id = checkout.id;
@@ -213,7 +214,8 @@ describe('the checkout saga, by its messages', () => {
 
   it('when an answer names its send and its generation, then the saga reads both, from a refusal and from a failure alike', () => {
     const headers = { 'step-attempt': '3', 'step-generation': '1' };
-    const read = (heard: Heard) => SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as Reply, heard.headers);
+    const read = (heard: Heard) =>
+      SAGA_ANSWERS.get(heard.contract.type)!(heard.payload as AnswerPayload, heard.headers);
 
     expect(read({ ...answered(CaptureDeclined, { reason: 'capture-declined' }), headers })).toMatchObject({
       type: 'refused',
