@@ -8,9 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { shutDownGracefully } from '../../src/bootstrap/graceful-shutdown';
 import { appConfig } from '../../src/config/app.config';
-import { CheckoutCoordinator } from '../../src/modules/checkout/core/checkout-coordinator';
-import type { CheckoutRow } from '../../src/modules/checkout/database/checkouts.repository';
-import { OrchestrationCoordinator } from '../../src/modules/checkout/orchestration';
+import { type CheckoutCoordinator, type CheckoutRow, OrchestrationCoordinator } from '../../src/modules/checkout';
 import { PEER_ENGINES, PeerEngine, type PeerEngineName } from './peer-engine';
 import { PeerModule } from './peer.module';
 
@@ -21,7 +19,7 @@ import { PeerModule } from './peer.module';
  * engine (PEER: dbos or graphile-worker) in the transaction that writes the checkout. Requests ask
  * for `mode: orchestration`; the checkout rows say so (the checkouts table knows no other modes).
  */
-class PeerCoordinator extends CheckoutCoordinator {
+class PeerCoordinator implements CheckoutCoordinator {
   readonly mode = 'orchestration';
   engine?: PeerEngine;
 
