@@ -100,6 +100,17 @@ module.exports = {
       to: { path: '^(test|bench|scripts)/' },
     },
     {
+      name: 'bench-through-doors',
+      comment:
+        "The benchmarks reach a module as any other module does: through its index.ts (its Nest module, its *Api door and the types of the door's answers) and its contracts/, never its use cases, steps or tables' code.",
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: {
+        path: '^src/modules/',
+        pathNot: ['^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/contracts/'],
+      },
+    },
+    {
       name: 'resolvable',
       severity: 'error',
       from: {},

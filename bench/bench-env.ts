@@ -49,6 +49,8 @@ export async function migrateBenchDatabase(url = BENCH_DATABASE_URL): Promise<vo
   await dataSource.destroy();
 }
 
+const RELAY_AT_START = process.env.OUTBOX_RELAY ?? 'polling';
+
 /** The app, without HTTP, with the given roles and settings and extra modules. */
 export async function startApp(
   env: Record<string, string>,
@@ -60,6 +62,8 @@ export async function startApp(
     QUEUE_PREFIX: benchPrefix,
     LOG_LEVEL: 'warn',
     DATABASE_POOL_SIZE: '20',
+    // As the bench was started with: an earlier app of this process (relays' (f)) may have set another.
+    OUTBOX_RELAY: RELAY_AT_START,
     ...env,
   });
   const { Module } = await import('@nestjs/common');

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import type { RedisServer } from '../test/support/redis-server';
+import { BENCH_DATABASE_URL, until } from './bench-env';
 
 /** What a buyer asks for in each scenario of the mix; the buyer's country and status decide the rest. */
 const SCENARIOS = {
@@ -60,8 +63,6 @@ export interface Finished {
 export class CheckoutLoad {
   private readonly buyers = new Map<BuyerKind, Buyer[]>();
   private next = 0;
-  /** Requests sent and not answered yet. */
-  inFlight = 0;
 
   constructor(
     private readonly urls: string[],
@@ -86,11 +87,6 @@ export class CheckoutLoad {
       }
       this.buyers.set(kind, buyers);
     }
-  }
-
-  /** Every buyer's id: they exist before any checkout, and a replay must keep them as they are. */
-  buyerIds(): string[] {
-    return [...this.buyers.values()].flat().map((buyer) => buyer.id);
   }
 
   /**
@@ -130,7 +126,6 @@ export class CheckoutLoad {
     this.next += 1;
     const entry: Offered = { sentAt: Date.now() };
     offered.push(entry);
-    this.inFlight += 1;
     try {
       const response = await fetch(`${url}/checkouts`, {
         method: 'POST',
@@ -147,8 +142,6 @@ export class CheckoutLoad {
       if (response.status === 202) entry.id = body.id;
     } catch {
       entry.status = 0; // no answer: counted as an error, like any answer but 202
-    } finally {
-      this.inFlight -= 1;
     }
   }
 
@@ -196,5 +189,61 @@ export class CheckoutLoad {
     const text = await response.text();
     if (response.status !== expected) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
     return JSON.parse(text) as T;
+  }
+}
+
+/** The ids of the checkouts the API accepted. */
+export const idsOf = (offered: Offered[]): string[] => offered.flatMap((o) => (o.id ? [o.id] : []));
+
+/** Calls of each command Redis ran, from INFO commandstats, less the INFO calls that read them. */
+export async function redisCommandStats(redis: RedisServer): Promise<Record<string, number>> {
+  const info = await redis.command((client) => client.info('commandstats'));
+  const calls: Record<string, number> = {};
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
+  return calls;
+}
+
+/** The bench's own view of the database: how many checkouts finished, and the commit counter. */
+export class Monitor {
+  /** Statements this client sent: each one a transaction that pg_stat_database counts too. */
+  queries = 0;
+
+  private constructor(private readonly client: Client) {}
+
+  static async connect(): Promise<Monitor> {
+    const client = new Client({ connectionString: BENCH_DATABASE_URL });
+    await client.connect();
+    return new Monitor(client);
+  }
+
+  async finishedCount(ids: string[]): Promise<number> {
+    this.queries += 1;
+    const { rows } = await this.client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1::uuid[]) AND status = ANY($2)`,
+      [ids, FINAL_STATUSES],
+    );
+    return rows[0].n;
+  }
+
+  async committed(): Promise<number> {
+    this.queries += 1;
+    const { rows } = await this.client.query<{ n: string }>(
+      `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+    );
+    return Number(rows[0].n);
+  }
+
+  async untilFinished(ids: string[], what: string, timeoutMs = 120_000): Promise<void> {
+    try {
+      await until(async () => (await this.finishedCount(ids)) === ids.length, timeoutMs, 100);
+    } catch {
+      const left = ids.length - (await this.finishedCount(ids));
+      throw new Error(`${what}: ${left} of ${ids.length} checkouts still PENDING after ${timeoutMs / 1_000} s`);
+    }
+  }
+
+  end(): Promise<void> {
+    return this.client.end();
   }
 }

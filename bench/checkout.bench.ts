@@ -1,27 +1,28 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from 'pg';
 import { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, until } from './bench-env';
-import { CheckoutLoad, FINAL_STATUSES, type Finished, type Offered, parseMix } from './checkout-load';
-import { type ProfileSummary, summarizeProfile } from './cpu-profile';
+import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, statsSettle } from './bench-env';
+import {
+  CheckoutLoad,
+  type Finished,
+  idsOf,
+  Monitor,
+  type Offered,
+  parseMix,
+  redisCommandStats,
+} from './checkout-load';
 import { cores, cpuTimes, type CpuTimes } from './machine-cpu';
 import type { ProbeCounters } from './app-probe';
-import { DEFAULT_SHAPES, deploymentCeiling, describeCeilings, type PartCosts } from './deployment-ceiling';
 import { peerBenchmark } from './peer.bench';
 import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
 import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
-import { readRecording, replay, type ReplayResult } from './sql-replay';
 
 /**
  * `npm run bench -- checkout`: whole checkouts as users run them, over REST against the app in
  * its own process with its default settings, per mode: the highest rate it sustains, how long
- * checkouts take at a light load and at half that rate, what one costs in Postgres statements,
- * transactions and round trips and in Redis commands, where the app's CPU goes; then the same
- * SQL replayed with raw pg (the ceiling if the app cost nothing); then the same checkouts run by the
- * peers (bench/peers/: a DBOS workflow, graphile-worker jobs) measured the same way; then, from the
- * CPU a checkout each part spent, what larger deployments would do (bench/deployment-ceiling.ts);
+ * checkouts take at a light load, what one costs in Postgres statements, transactions and round
+ * trips, in Redis commands and in CPU by part; then the same checkouts run by the peers
+ * (bench/peers/: a DBOS workflow, graphile-worker jobs) measured the same way, ours against theirs;
  * then the Postgres-queue peer's drain beside our relay's.
  */
 const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',').filter(Boolean);
@@ -37,9 +38,6 @@ const STEP_SECONDS = Number(process.env.BENCH_RAMP_STEP_SECONDS ?? 6);
 const REFINE_STEPS = Number(process.env.BENCH_RAMP_REFINE ?? 2);
 const RAMP_MAX = Number(process.env.BENCH_RAMP_MAX ?? 2_000);
 const PROCESSES = Number(process.env.BENCH_APP_PROCESSES ?? 1);
-const PROFILE_SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 5);
-const RECORD_SECONDS = Number(process.env.BENCH_RECORD_SECONDS ?? 4);
-const REPLAY_SECONDS = Number(process.env.BENCH_REPLAY_SECONDS ?? 10);
 const WITH_PEER = process.env.BENCH_CHECKOUT_PEER !== 'false';
 const VACUUM_SECONDS = Number(process.env.BENCH_VACUUM_SECONDS ?? 10);
 /** A step is sustained when its p99 stays within this and no backlog builds up. */
@@ -59,53 +57,6 @@ function appEnvOverrides(): Record<string, string> {
         return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
       }),
   );
-}
-
-const resultsDir = path.join(__dirname, 'results');
-const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-
-/** The bench's own view of the database: how many checkouts finished, and the commit counter. */
-class Monitor {
-  /** Statements this client sent: each one a transaction that pg_stat_database counts too. */
-  queries = 0;
-
-  private constructor(private readonly client: Client) {}
-
-  static async connect(): Promise<Monitor> {
-    const client = new Client({ connectionString: BENCH_DATABASE_URL });
-    await client.connect();
-    return new Monitor(client);
-  }
-
-  async finishedCount(ids: string[]): Promise<number> {
-    this.queries += 1;
-    const { rows } = await this.client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1::uuid[]) AND status = ANY($2)`,
-      [ids, FINAL_STATUSES],
-    );
-    return rows[0].n;
-  }
-
-  async committed(): Promise<number> {
-    this.queries += 1;
-    const { rows } = await this.client.query<{ n: string }>(
-      `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
-    );
-    return Number(rows[0].n);
-  }
-
-  async untilFinished(ids: string[], what: string, timeoutMs = 120_000): Promise<void> {
-    try {
-      await until(async () => (await this.finishedCount(ids)) === ids.length, timeoutMs, 100);
-    } catch {
-      const left = ids.length - (await this.finishedCount(ids));
-      throw new Error(`${what}: ${left} of ${ids.length} checkouts still PENDING after ${timeoutMs / 1_000} s`);
-    }
-  }
-
-  end(): Promise<void> {
-    return this.client.end();
-  }
 }
 
 /**
@@ -183,7 +134,6 @@ interface Counters extends ProbeCounters {
   xactCommit: number;
   /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
   redisExecuted: number;
-  redisByCommand: Record<string, number>;
   /** CPU used so far by everything else on the machine. */
   cpu: CpuTimes;
 }
@@ -237,9 +187,6 @@ function describeCores(used: Cores): string {
   );
 }
 
-/** Postgres publishes a backend's counters within about a second of its last transaction. */
-const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
-
 /** One way of checking out that the bench runs: one of our modes, or a peer's checkout (its requests say `orchestration`). */
 interface Lane {
   name: string;
@@ -260,15 +207,6 @@ interface Context {
   idle?: Costs;
 }
 
-/** Calls of each command Redis ran, from INFO commandstats, less the INFO calls that read them. */
-async function redisCommandStats(redis: RedisServer): Promise<Record<string, number>> {
-  const info = await redis.command((client) => client.info('commandstats'));
-  const calls: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-    if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
-  return calls;
-}
-
 async function counters(context: Context): Promise<Counters> {
   const probes = await Promise.all(context.apps.map((app) => app.counters()));
   const sum = (key: keyof (typeof probes)[number]) => probes.reduce((total, probe) => total + probe[key], 0);
@@ -286,7 +224,6 @@ async function counters(context: Context): Promise<Counters> {
     cpuMicros: sum('cpuMicros'),
     xactCommit: committed - context.monitor.queries,
     redisExecuted: Object.values(redisByCommand).reduce((sum, calls) => sum + calls, 0),
-    redisByCommand,
     cpu,
   };
 }
@@ -309,10 +246,6 @@ function costs(before: Counters, after: Counters, divisor: number, idle?: Costs)
     loadCpuMs: per(after.cpu.load - before.cpu.load, idle?.loadCpuMs),
     machineCpuMs: per(after.cpu.machine - before.cpu.machine, idle?.machineCpuMs),
   };
-}
-
-function idsOf(offered: Offered[]): string[] {
-  return offered.flatMap((o) => (o.id ? [o.id] : []));
 }
 
 function errorsOf(offered: Offered[]): number {
@@ -346,8 +279,6 @@ interface WindowReport extends Durations {
   errors: number;
   outcomes: Record<string, number>;
   perCheckout: Costs;
-  /** The commands Redis ran most, per checkout (the idle app's share not taken off). */
-  redisTopCommands: Record<string, number>;
   /** The cores each part of the machine used during the window. */
   cores: Cores;
 }
@@ -371,12 +302,6 @@ async function measureWindow(context: Context, rate: number, label: string): Pro
     outcomes: tally(finished),
     ...durations(finished),
     perCheckout: costs(before, after, ids.length, context.idle),
-    redisTopCommands: Object.fromEntries(
-      Object.entries(after.redisByCommand)
-        .map(([name, calls]): [string, number] => [name, (calls - (before.redisByCommand[name] ?? 0)) / ids.length])
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 10),
-    ),
     cores: coresBetween(before, after),
   };
   phase(
@@ -486,23 +411,6 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
   return { steps, highest, firstNot };
 }
 
-interface Recorded {
-  rate: number;
-  checkouts: number;
-  statementsPerCheckout: number;
-  transactions: number;
-  connections: number;
-  files: string[];
-}
-
-type Replayed = ReplayResult & {
-  checkoutsPerSecond: number;
-  /** CPU a checkout copy cost Postgres, and the replay's client, in ms. */
-  pgCpuMs: number;
-  clientCpuMs: number;
-  cores: Pick<Cores, 'postgres' | 'load' | 'machine'>;
-};
-
 interface ModeReport {
   /** Where the server does not vacuum on its own: the bench's VACUUMs, how many and how long in all. */
   vacuums?: { everySeconds: number; count: number; ms: number };
@@ -510,80 +418,15 @@ interface ModeReport {
   steps: Step[];
   highestSustained: number;
   firstNotSustained?: { rate: number; finishedPerSecond: number; throughput: number; why: string };
-  half: WindowReport;
-  profile: ProfileSummary & { file: string; rate: number };
-  /** Our modes' SQL, recorded and replayed with raw pg; the peers' is not (their engines' SQL is theirs). */
-  recorded?: Recorded;
-  ceiling?: Replayed;
-  ratioToCeiling: number;
-  /** CPU ms a checkout cost each part at the highest rate sustained: what a deployment's ceiling is worked out from. */
+  /** CPU ms a checkout cost each part at the highest rate sustained. */
   atHighest?: PartCosts;
-  /**
-   * The checkouts a second at which this machine's cores would all be busy, at what one cost the
-   * whole machine (app, Postgres, Redis, load generator) at the highest rate sustained: near that
-   * rate, the cores are what stop it.
-   */
-  machineBound: number;
 }
 
-/**
- * At the highest rate sustained, the app's SQL is recorded, then replayed with raw pg once the app
- * has stopped: the rate Postgres would give if the app cost nothing, and its CPU a checkout then.
- */
-async function recordAndReplay(
-  context: Context,
-  recordRate: number,
-): Promise<{ recorded: Recorded; ceiling: Replayed }> {
-  const { name, mode, apps, load, monitor, redis } = context;
-  phase(`${name}: recording the SQL of ${Math.round(recordRate * RECORD_SECONDS)} checkouts at ${recordRate}/s`);
-  const files = apps.map((_, i) => path.join(resultsDir, `checkout-sql-${name}-${stamp}-${i + 1}.json`));
-  await Promise.all(apps.map((app) => app.startRecording()));
-  const recordedIds = idsOf(await load.offer(mode, recordRate, RECORD_SECONDS));
-  await monitor.untilFinished(recordedIds, `${name} recording`);
-  await new Promise((resolve) => setTimeout(resolve, 1_000)); // what follows a checkout's last step
-  await Promise.all(apps.map((app, i) => app.stopRecording(files[i])));
-
-  phase(`${name}: stopping the app`);
-  await Promise.all(apps.map((app) => app.stop()));
-  const recording = readRecording(files);
-  const cpuBefore = { at: Date.now(), cpu: await cpuTimes(redis) };
-  const result = await replay(
-    BENCH_DATABASE_URL,
-    recording,
-    recording.connections,
-    REPLAY_SECONDS,
-    new Set(load.buyerIds()),
-    { client: { prepareStatements: appEnvOverrides().DATABASE_PREPARED_STATEMENTS !== 'false' } },
-  );
-  const cpuAfter = { at: Date.now(), cpu: await cpuTimes(redis) };
-  const checkoutsPerSecond = result.copiesPerSecond * recordedIds.length;
-  // Cores a part used during the replay; over the checkouts replayed a second, its ms a checkout.
-  const used = (part: keyof CpuTimes) => (cpuAfter.cpu[part] - cpuBefore.cpu[part]) / (cpuAfter.at - cpuBefore.at);
-  const ceiling = {
-    ...result,
-    checkoutsPerSecond,
-    pgCpuMs: (used('postgres') * 1_000) / checkoutsPerSecond,
-    clientCpuMs: (used('load') * 1_000) / checkoutsPerSecond,
-    cores: { postgres: used('postgres'), load: used('load'), machine: used('machine') },
-  };
-  phase(
-    `${name}: ceiling ${ceiling.checkoutsPerSecond.toFixed(0)} checkouts/s, ` +
-      `Postgres ${ceiling.pgCpuMs.toFixed(1)} ms of CPU a checkout (${percentOfCore(ceiling.cores.postgres)} of a core), ` +
-      `the replay's client ${ceiling.clientCpuMs.toFixed(1)} ms` +
-      (result.retries > 0 ? `, ${result.retries} transactions retried after a deadlock` : '') +
-      (result.unexpectedErrors > 0 ? `, ${result.unexpectedErrors} transactions failed: ${result.firstError}` : ''),
-  );
-  return {
-    recorded: {
-      rate: recordRate,
-      checkouts: recordedIds.length,
-      statementsPerCheckout: recording.statements / recordedIds.length,
-      transactions: recording.units.length,
-      connections: recording.connections,
-      files: files.map((file) => path.relative(process.cwd(), file)),
-    },
-    ceiling,
-  };
+/** CPU ms a checkout cost the app, Postgres and Redis. */
+interface PartCosts {
+  appMs: number;
+  postgresMs: number;
+  redisMs: number;
 }
 
 /** CPU ms a checkout cost the app, Postgres and Redis at a ramp step, from the cores each used then. */
@@ -638,22 +481,6 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
     phase(`${name}: ramp from ${RAMP_FROM}/s, x${RAMP_FACTOR} every ${STEP_SECONDS} s until it cannot keep up`);
     const { steps, highest, firstNot } = await ramp(context);
     const highestSustained = highest?.rate ?? 0;
-    const halfRate = Math.max(1, Math.round(highestSustained / 2));
-    const half = await measureWindow(context, halfRate, 'half of the highest sustained rate');
-
-    phase(`${name}: CPU profile of the app at ${halfRate}/s for ${PROFILE_SECONDS} s`);
-    const profileFile = path.join(resultsDir, `checkout-${name}-${stamp}.cpuprofile`);
-    await apps[0].startProfile();
-    await monitor.untilFinished(idsOf(await load.offer(mode, halfRate, PROFILE_SECONDS)), `${name} profile`);
-    await apps[0].stopProfile(profileFile);
-    const profile = {
-      ...summarizeProfile(profileFile),
-      file: path.relative(process.cwd(), profileFile),
-      rate: halfRate,
-    };
-
-    // At the rate the ceiling is compared with: the relay and the inbox batch more as the rate grows.
-    const replayed = peer ? undefined : await recordAndReplay(context, Math.max(1, highestSustained));
     if (vacuum) phase(`${name}: ${vacuum.vacuums} vacuums, ${vacuum.ms} ms in all`);
     return {
       vacuums: vacuum && { everySeconds: VACUUM_SECONDS, count: vacuum.vacuums, ms: vacuum.ms },
@@ -666,12 +493,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
         throughput: firstNot.throughput,
         why: firstNot.why,
       },
-      half,
-      profile,
-      ...replayed,
-      ratioToCeiling: replayed ? highestSustained / replayed.ceiling.checkoutsPerSecond : NaN,
       atHighest: highest && partCostsAt(highest),
-      machineBound: highest ? (highest.rate * cores) / highest.cores.machine : NaN,
     };
   } catch (error) {
     for (const [i, app] of apps.entries()) console.error(`app ${i + 1}, last lines:\n${app.tail()}`);
@@ -707,47 +529,29 @@ function print(
     const step = r.firstNotSustained;
     return step ? `${step.rate}/s: ${n(step.finishedPerSecond, 1)}/s; ${n(step.throughput, 1)}/s` : '-';
   });
-  add('ceiling: the same SQL with raw pg', (r) =>
-    r.ceiling ? `${n(r.ceiling.checkoutsPerSecond)}/s (${r.ceiling.concurrency} conns)` : '-',
-  );
-  add('highest sustained / ceiling', (r) => n(r.ratioToCeiling, 2));
   add(`duration p50 / p95 / p99 at ${LIGHT_RATE}/s`, (r) => times(r.light));
-  add('duration p50 / p95 / p99 at half the highest', (r) => `${times(r.half)} (${r.half.rate}/s)`);
-  for (const [label, pick] of [
-    ['light', (r: ModeReport) => r.light],
-    ['half', (r: ModeReport) => r.half],
-  ] as const) {
-    add(`per checkout (${label}): Postgres statements / round trips`, (r) =>
-      costRow(pick(r), (c) => [c.pgStatements, c.pgRoundTrips]),
-    );
-    add(`per checkout (${label}): transactions, ours / pg_stat_database`, (r) =>
-      costRow(pick(r), (c) => [c.pgTransactions, c.xactCommit]),
-    );
-    add(`per checkout (${label}): Redis commands sent / round trips / run`, (r) =>
-      costRow(pick(r), (c) => [c.redisCommands, c.redisRoundTrips, c.redisExecuted]),
-    );
-    add(`per checkout (${label}): CPU ms, app / Postgres / Redis / load / machine`, (r) =>
-      costRow(pick(r), (c) => [c.cpuMs, c.pgCpuMs, c.redisCpuMs, c.loadCpuMs, c.machineCpuMs]),
-    );
-    add(`cores in use (${label}): app / Postgres / Redis / load / machine`, (r) => coresRow(pick(r).cores));
-  }
+  const at = `at ${LIGHT_RATE}/s`;
+  add(`per checkout ${at}: Postgres statements / round trips`, (r) =>
+    costRow(r.light, (c) => [c.pgStatements, c.pgRoundTrips]),
+  );
+  add(`per checkout ${at}: transactions, ours / pg_stat_database`, (r) =>
+    costRow(r.light, (c) => [c.pgTransactions, c.xactCommit]),
+  );
+  add(`per checkout ${at}: Redis commands sent / round trips / run`, (r) =>
+    costRow(r.light, (c) => [c.redisCommands, c.redisRoundTrips, c.redisExecuted]),
+  );
+  add(`per checkout ${at}: CPU ms, app / Postgres / Redis / load / machine`, (r) =>
+    costRow(r.light, (c) => [c.cpuMs, c.pgCpuMs, c.redisCpuMs, c.loadCpuMs, c.machineCpuMs]),
+  );
+  add(`cores in use ${at}: app / Postgres / Redis / load / machine`, (r) => coresRow(r.light.cores));
   add('cores in use at the highest sustained rate', (r) => {
     const step = r.steps.find((s) => s.sustained && s.rate === r.highestSustained);
     return step ? coresRow(step.cores) : '-';
   });
-  add('CPU ms a checkout at the highest sustained rate: app / Postgres / Redis', (r) =>
-    r.atHighest
-      ? [r.atHighest.appMs, r.atHighest.postgresMs, r.atHighest.redisMs].map((v) => n(v, 1)).join(' / ')
-      : '-',
-  );
-  add(`the machine's bound: the rate at which its ${cores} cores would be full`, (r) =>
-    Number.isFinite(r.machineBound)
-      ? `${n(r.machineBound)}/s (${n((cores * 1_000) / r.machineBound, 1)} ms a checkout)`
-      : '-',
-  );
-  add('ceiling: CPU ms a checkout, Postgres / the replay client', (r) =>
-    r.ceiling ? [r.ceiling.pgCpuMs, r.ceiling.clientCpuMs].map((v) => n(v, 1)).join(' / ') : '-',
-  );
+  add('CPU ms a checkout at the highest sustained rate: app / Postgres / Redis = all', (r) => {
+    const c = r.atHighest;
+    return c ? `${[c.appMs, c.postgresMs, c.redisMs].map((v) => n(v, 1)).join(' / ')} = ${n(deploymentMs(c), 1)}` : '-';
+  });
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(
     `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
@@ -757,34 +561,12 @@ function print(
   );
   for (const row of rows)
     console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
-  for (const mode of modes) {
-    const { profile } = reports[mode];
-    const shares = profile.byPackage
-      .filter((p) => p.charged >= 0.01)
-      .slice(0, 12)
-      .map((p) => `${p.name} ${n(p.charged * 100)}%`)
-      .join(', ');
-    const top = profile.topFunctions
-      .slice(0, 5)
-      .map((f) => `${f.name} (${f.where}) ${n(f.self * 100)}%`)
-      .join(', ');
-    console.log(
-      `\n${mode}: the app's CPU at ${profile.rate}/s${PROCESSES > 1 ? ' (its first process)' : ''}, by package, ` +
-        `Node's internals charged to their caller ` +
-        `(${profile.file}):\n  ${shares}\n  most self time: ${top}`,
-    );
-  }
   const versus = comparisons(reports);
   if (versus.length > 0)
     console.log(`\nours against the peers, at the highest rate each sustained:\n  ${versus.join('\n  ')}`);
-  console.log(`\na deployment's ceiling, from the CPU a checkout each part spent at the highest rate sustained:`);
-  for (const mode of modes) {
-    const costs = reports[mode].atHighest;
-    console.log(costs ? describeCeilings(mode, costs).join('\n') : `${mode}: no rate was sustained`);
-  }
 }
 
-/** CPU ms a checkout of the parts a deployment sizes: the app, Postgres and Redis. */
+/** CPU ms a checkout of the app, Postgres and Redis together. */
 const deploymentMs = (costs: PartCosts) => costs.appMs + costs.postgresMs + costs.redisMs;
 
 /**
@@ -820,7 +602,6 @@ function lanes(): Lane[] {
 }
 
 export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
-  mkdirSync(resultsDir, { recursive: true });
   const started = machine();
   // Redis of its own: INFO commandstats counts a whole server's commands, the shared one's are others' too.
   const redis = await RedisServer.start();
@@ -847,13 +628,6 @@ export async function checkoutBenchmark(): Promise<Record<string, unknown>> {
       vacuumSeconds: VACUUM_SECONDS,
     },
     modes: reports,
-    ceilings: Object.fromEntries(
-      Object.entries(reports).flatMap(([name, report]) =>
-        report.atHighest
-          ? [[name, DEFAULT_SHAPES.map((shape) => ({ ...shape, ...deploymentCeiling(report.atHighest!, shape) }))]]
-          : [],
-      ),
-    ),
     comparisons: comparisons(reports),
     peer,
   };

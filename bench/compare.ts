@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
-import { CreateUser } from '../src/modules/identity/create-user/create-user.use-case';
-import { StartCheckout } from '../src/modules/checkout/start-checkout/start-checkout.use-case';
+import { CheckoutApi } from '../src/modules/checkout';
+import { IdentityApi } from '../src/modules/identity';
 import { Invariants } from '../src/operations/invariants';
 import {
   cleanRedis,
@@ -171,7 +171,7 @@ async function outcomesOf(dataSource: DataSource, ids: Map<string, string>): Pro
 
 async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode): Promise<ModeReport> {
   const dataSource = app.get(DataSource);
-  const start = app.get(StartCheckout);
+  const checkouts = app.get(CheckoutApi);
   const faults = app.get(Faults);
   const allDone = (ids: string[]) => async () => {
     const [{ n }] = await dataSource.query<Array<{ n: number }>>(
@@ -201,7 +201,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       for (let scenario = queue.shift(); scenario; scenario = queue.shift()) {
-        const { body } = await start.execute({ ...scenario.request(buyers), mode } as never);
+        const { body } = await checkouts.start({ ...scenario.request(buyers), mode } as never);
         scenarioOf.set(body.id, scenario.name);
         business.push(body.id);
         await until(allDone([body.id]), 120_000, 20);
@@ -217,7 +217,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   for (const [index, scenario] of FAULTS.entries()) {
     phase(`${mode}: fault ${index + 1} of ${FAULTS.length}, ${scenario.name}`);
     faults.set(scenario.faults ?? []);
-    const { body } = await start.execute({ ...scenario.request(buyers), mode } as never);
+    const { body } = await checkouts.start({ ...scenario.request(buyers), mode } as never);
     scenarioOf.set(body.id, scenario.name);
     faulted.push(body.id);
     await until(allDone([body.id]), 120_000, 50);
@@ -317,9 +317,9 @@ async function main(): Promise<void> {
   await migrateBenchDatabase();
   const app = await startApp(SETTINGS);
   try {
-    const createUser = app.get(CreateUser);
+    const identity = app.get(IdentityApi);
     const user = async (country: string) =>
-      (await createUser.execute({ email: `${country}-${Date.now()}@example.com`, name: country, country })).id;
+      (await identity.createUser({ email: `${country}-${Date.now()}@example.com`, name: country, country })).id;
     const buyers: Buyers = {
       br: await user('BR'),
       jp: await user('JP'),

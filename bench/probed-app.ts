@@ -24,8 +24,7 @@ export const PROBED_APP_ENV: Record<string, string> = {
 
 /**
  * The app as users run it, one operating-system process started from the sources, with
- * bench/app-probe.ts loaded before it: counters, SQL recording and CPU profiles on request, over
- * the process's IPC channel.
+ * bench/app-probe.ts loaded before it: its counters on request, over the process's IPC channel.
  */
 export class ProbedApp {
   private readonly output: string[] = [];
@@ -86,24 +85,6 @@ export class ProbedApp {
 
   counters(): Promise<ProbeCounters> {
     return this.ask({ ask: 'counters' });
-  }
-
-  startRecording(): Promise<void> {
-    return this.ask({ ask: 'record-start' });
-  }
-
-  /** Writes every statement sent since startRecording to `file`, as JSON. */
-  stopRecording(file: string): Promise<{ queries: number }> {
-    return this.ask({ ask: 'record-stop', file });
-  }
-
-  startProfile(): Promise<void> {
-    return this.ask({ ask: 'profile-start' });
-  }
-
-  /** Writes the CPU profile taken since startProfile to `file` (a .cpuprofile DevTools opens). */
-  stopProfile(file: string): Promise<void> {
-    return this.ask({ ask: 'profile-stop', file });
   }
 
   /** SIGTERM, as a process manager stops it; SIGKILL if it is still there after the grace. */

@@ -1,7 +1,6 @@
-import { Client } from 'pg';
 import { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, machine, recreateBenchDatabase, statsSettle, until } from './bench-env';
-import { CheckoutLoad, FINAL_STATUSES, parseMix } from './checkout-load';
+import { BENCH_DATABASE_URL, machine, recreateBenchDatabase, statsSettle } from './bench-env';
+import { CheckoutLoad, idsOf, Monitor, parseMix, redisCommandStats } from './checkout-load';
 import { cpuTimes } from './machine-cpu';
 import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
@@ -20,18 +19,8 @@ interface BurstCost {
   top: Record<string, number>;
 }
 
-/** Calls of each command Redis ran, from INFO commandstats, less the INFO calls that read them. */
-async function commandStats(redis: RedisServer): Promise<Record<string, number>> {
-  const info = await redis.command((client) => client.info('commandstats'));
-  const calls: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    if (match[1] !== 'info') calls[match[1]] = Number(match[2]);
-  }
-  return calls;
-}
-
 async function snapshot(redis: RedisServer) {
-  return { at: Date.now(), calls: await commandStats(redis), cpu: (await cpuTimes(redis)).redis };
+  return { at: Date.now(), calls: await redisCommandStats(redis), cpu: (await cpuTimes(redis)).redis };
 }
 
 type Snapshot = Awaited<ReturnType<typeof snapshot>>;
@@ -47,14 +36,6 @@ function between(from: Snapshot, to: Snapshot, idlePerMs: Record<string, number>
   );
 }
 
-async function finished(client: Client, ids: string[]): Promise<number> {
-  const { rows } = await client.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1::uuid[]) AND status = ANY($2)`,
-    [ids, FINAL_STATUSES],
-  );
-  return rows[0].n;
-}
-
 async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
   phase(`${mode}: recreating the bench database, starting the app`);
   await recreateBenchDatabase();
@@ -67,13 +48,11 @@ async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
     },
     'src/main.ts',
   );
-  const client = new Client({ connectionString: BENCH_DATABASE_URL });
-  await client.connect();
+  const monitor = await Monitor.connect();
   try {
     const load = new CheckoutLoad([app.url], ADMIN_TOKEN, parseMix('happy'));
     await load.signUp();
-    const warm = (await load.offer(mode, 10, 1)).flatMap((o) => (o.id ? [o.id] : []));
-    await until(async () => (await finished(client, warm)) === warm.length, 60_000);
+    await monitor.untilFinished(idsOf(await load.offer(mode, 10, 1)), `${mode} warm-up`, 60_000);
     await statsSettle();
 
     phase(`${mode}: the idle app, ${IDLE_MS / 1_000} s`);
@@ -85,8 +64,8 @@ async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
 
     phase(`${mode}: a burst of ${BURST} checkouts`);
     const from = await snapshot(redis);
-    const ids = (await load.offer(mode, BURST, 1)).flatMap((o) => (o.id ? [o.id] : []));
-    await until(async () => (await finished(client, ids)) === ids.length, 300_000);
+    const ids = idsOf(await load.offer(mode, BURST, 1));
+    await monitor.untilFinished(ids, `${mode} burst`, 300_000);
     // What follows a checkout's last step (the emails' deliveries, the sweep's look).
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const to = await snapshot(redis);
@@ -106,7 +85,7 @@ async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
       top,
     };
   } finally {
-    await client.end();
+    await monitor.end();
     await app.stop();
   }
 }

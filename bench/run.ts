@@ -4,7 +4,6 @@ import { checkoutBenchmark } from './checkout.bench';
 import { peerBenchmark } from './peer.bench';
 import { redisBurstBenchmark } from './redis-burst.bench';
 import { relayBenchmark, relaysBenchmark } from './relay.bench';
-import { tracingBenchmark } from './tracing.bench';
 
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (relay and peer by default), prints each one's
@@ -15,8 +14,6 @@ const benchmarks: Record<string, () => Promise<Record<string, unknown>>> = {
   relay: relayBenchmark,
   // (f) of relay, alone: the polling and the logical relay side by side (ADR 0079).
   relays: relaysBenchmark,
-  // (e) of relay, alone: `npm run bench` runs relay, which includes it.
-  tracing: tracingBenchmark,
   // graphile-worker beside our relay; `checkout` ends with it too.
   peer: peerBenchmark,
   checkout: checkoutBenchmark,

@@ -108,7 +108,8 @@ function sqlOutsideDatabase(dir: string): string[] {
   return found;
 }
 
-const cruise = (cwd: string) => exitCodeOf(bin('depcruise'), ['src', '--config', '.dependency-cruiser.js'], cwd);
+const cruise = (cwd: string, folders = ['src']) =>
+  exitCodeOf(bin('depcruise'), [...folders, '--config', '.dependency-cruiser.js'], cwd);
 
 describe('The architecture rules', () => {
   const planted: string[] = [];
@@ -247,6 +248,32 @@ describe('The architecture rules', () => {
       'coordination-styles-apart: src/modules/checkout/choreography/resume.ts → src/modules/checkout/orchestration/index.ts',
     );
     expect(output).not.toContain('get-checkout/get.ts');
+  });
+
+  it('when the benchmarks reach a module past its door, then the lint fails naming the rule', async () => {
+    const dir = tree({
+      'src/modules/billing/index.ts': "export { BillingApi } from './billing.api';\n",
+      'src/modules/billing/billing.api.ts': 'export class BillingApi {}\n',
+      'src/modules/billing/contracts/index.ts': "export const BILLING_STEPS = ['billing.authorize-payment'];\n",
+      'src/modules/billing/authorize-payment/authorize-payment.use-case.ts': 'export class AuthorizePayment {}\n',
+      'bench/peers/peer-steps.ts':
+        "import { AuthorizePayment } from '../../src/modules/billing/authorize-payment/authorize-payment.use-case';\n" +
+        'export const steps = [AuthorizePayment];\n',
+      'bench/peers/peer-doors.ts':
+        "import { BillingApi } from '../../src/modules/billing';\nimport { BILLING_STEPS } from '../../src/modules/billing/contracts';\n" +
+        'export const doors = [BillingApi, BILLING_STEPS];\n',
+    });
+
+    const { code, output } = await cruise(dir, ['src', 'bench']);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'bench-through-doors: bench/peers/peer-steps.ts → src/modules/billing/authorize-payment/authorize-payment.use-case.ts',
+    );
+    expect(output).not.toContain('peer-doors.ts');
+    const real = await cruise(root, ['src', 'bench']);
+    expect(real.output).toContain('no dependency violations found');
+    expect(real.code).toBe(0);
   });
 
   it('when domain code imports the database layer, then the lint fails', async () => {

@@ -1,11 +1,7 @@
-import type { BuyerVerdict } from '../../src/modules/identity/domain/buyer';
-import type { AuthorizeOutcome } from '../../src/modules/billing/authorize-payment/authorize-payment.use-case';
-import type { CaptureOutcome } from '../../src/modules/billing/capture-payment/capture-payment.use-case';
-import type { VoidOutcome } from '../../src/modules/billing/void-authorization/void-authorization.use-case';
-import type { ActivateOutcome } from '../../src/modules/content/activate-access/activate-access.use-case';
-import type { GrantOutcome } from '../../src/modules/content/grant-access/grant-access.use-case';
-import type { RevokeOutcome } from '../../src/modules/content/revoke-access/revoke-access.use-case';
-import type { WelcomeOutcome } from '../../src/modules/notifications/send-welcome-email/send-welcome-email.use-case';
+import type { AuthorizeOutcome, CaptureOutcome, VoidOutcome } from '../../src/modules/billing';
+import type { ActivateOutcome, GrantOutcome, RevokeOutcome } from '../../src/modules/content';
+import type { BuyerVerdict } from '../../src/modules/identity';
+import type { WelcomeOutcome } from '../../src/modules/notifications';
 
 /**
  * The checkout as the peers run it: the orchestrated checkout's steps, in its order, with its

@@ -7,7 +7,7 @@ import { databaseConfig, type DatabaseConfig } from '../../src/config/database.c
 import { DatabaseConnector } from '../../src/infra/database/database.connector';
 import { describeError } from '../../src/infra/errors';
 import { Faults } from '../../src/infra/faults/faults';
-import type { CheckoutRow } from '../../src/modules/checkout/database/checkouts.repository';
+import type { CheckoutRow } from '../../src/modules/checkout';
 import { AfterCommit } from './after-commit';
 import { FIRST_STEP, type FinalStatus, type Next, type PeerCheckout, type PeerStep } from './checkout-flow';
 import { PeerEngine, peerCheckoutOf } from './peer-engine';

@@ -1,4 +1,4 @@
-import type { CheckoutRow } from '../../src/modules/checkout/database/checkouts.repository';
+import type { CheckoutRow } from '../../src/modules/checkout';
 import type { PeerCheckout } from './checkout-flow';
 
 /** The engines a peer checkout can run on (`PEER`). */

@@ -8,9 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { shutDownGracefully } from '../../src/bootstrap/graceful-shutdown';
 import { appConfig } from '../../src/config/app.config';
-import { Mode } from '../../src/modules/checkout/core/mode';
-import type { CheckoutRow } from '../../src/modules/checkout/database/checkouts.repository';
-import { OrchestrationMode } from '../../src/modules/checkout/orchestration';
+import { type CheckoutRow, Mode, OrchestrationMode } from '../../src/modules/checkout';
 import { PEER_ENGINES, PeerEngine, type PeerEngineName } from './peer-engine';
 import { PeerModule } from './peer.module';
 

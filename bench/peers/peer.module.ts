@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { BillingModule } from '../../src/modules/billing';
+import { CheckoutModule } from '../../src/modules/checkout';
 import { ContentModule } from '../../src/modules/content';
 import { IdentityModule } from '../../src/modules/identity';
 import { NotificationsModule } from '../../src/modules/notifications';
@@ -15,7 +16,7 @@ export class PeerModule {
     const implementation = engine === 'dbos' ? DbosCheckouts : GraphileCheckouts;
     return {
       module: PeerModule,
-      imports: [IdentityModule, BillingModule, ContentModule, NotificationsModule],
+      imports: [IdentityModule, BillingModule, ContentModule, NotificationsModule, CheckoutModule],
       providers: [PeerSteps, implementation, { provide: PeerEngine, useExisting: implementation }],
       exports: [PeerEngine],
     };

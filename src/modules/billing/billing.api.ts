@@ -1,10 +1,40 @@
 import { Injectable } from '@nestjs/common';
+import { Hooks } from '../../infra/hooks/hooks';
+import type { StepRun } from '../../infra/steps';
+import {
+  AuthorizePayment,
+  type AuthorizeOutcome,
+  type AuthorizePaymentInput,
+} from './authorize-payment/authorize-payment.use-case';
+import { authorizePaymentStep } from './authorize-payment/authorize-payment.step';
+import {
+  CapturePayment,
+  type CaptureOutcome,
+  type CapturePaymentInput,
+} from './capture-payment/capture-payment.use-case';
+import { capturePaymentStep } from './capture-payment/capture-payment.step';
 import { type Plan, PlansRepository } from './database/plans.repository';
+import {
+  VoidAuthorization,
+  type VoidAuthorizationInput,
+  type VoidOutcome,
+} from './void-authorization/void-authorization.use-case';
+import { voidAuthorizationStep } from './void-authorization/void-authorization.step';
 
-/** What other modules may ask billing. */
+/**
+ * What other modules may ask billing. The checkout's steps are here too, for a checkout carried
+ * by something other than this app's transport (the bench's peers): each runs in the caller's
+ * transaction under the step's hooks, as the step runner runs it, and answers what it did.
+ */
 @Injectable()
 export class BillingApi {
-  constructor(private readonly plans: PlansRepository) {}
+  constructor(
+    private readonly plans: PlansRepository,
+    private readonly hooks: Hooks,
+    private readonly authorize: AuthorizePayment,
+    private readonly capture: CapturePayment,
+    private readonly voidAuthorizationUseCase: VoidAuthorization,
+  ) {}
 
   listPlans(): Promise<Plan[]> {
     return this.plans.list();
@@ -12,5 +42,18 @@ export class BillingApi {
 
   findPlan(id: string): Promise<Plan | undefined> {
     return this.plans.find(id);
+  }
+
+  authorizePayment(input: AuthorizePaymentInput): Promise<StepRun<AuthorizeOutcome>> {
+    return this.hooks.step(authorizePaymentStep, () => this.authorize.execute(input));
+  }
+
+  capturePayment(input: CapturePaymentInput): Promise<StepRun<CaptureOutcome>> {
+    return this.hooks.step(capturePaymentStep, () => this.capture.execute(input));
+  }
+
+  /** The authorization's compensation. */
+  voidAuthorization(input: VoidAuthorizationInput): Promise<VoidOutcome> {
+    return this.hooks.compensation(voidAuthorizationStep.name, () => this.voidAuthorizationUseCase.execute(input));
   }
 }

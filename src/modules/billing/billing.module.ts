@@ -51,6 +51,6 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     CapturePaymentCommandHandler,
     VoidAuthorizationCommandHandler,
   ],
-  exports: [BillingApi, AuthorizePayment, CapturePayment, VoidAuthorization, RefundPayment],
+  exports: [BillingApi],
 })
 export class BillingModule {}

@@ -4,6 +4,7 @@ import { DatabaseModule } from '../../infra/database/database.module';
 import { StepCatalog } from '../../infra/steps';
 import { BillingModule } from '../billing';
 import { ContentModule } from '../content';
+import { CheckoutApi } from './checkout.api';
 import { checkoutConfig } from './checkout.config';
 import { CheckoutMetrics } from './checkout.metrics';
 import { CheckoutTimelineController } from './checkout-timeline/checkout-timeline.controller';
@@ -65,6 +66,7 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
     ...ORCHESTRATION.controllers,
   ],
   providers: [
+    CheckoutApi,
     CheckoutsRepository,
     IdempotencyKeysRepository,
     OpenCheckoutsQuery,
@@ -81,6 +83,7 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
       useFactory: (...modes: Mode[]) => modes,
     },
   ],
+  exports: [CheckoutApi],
 })
 export class CheckoutModule implements OnModuleInit {
   constructor(private readonly steps: StepCatalog) {}

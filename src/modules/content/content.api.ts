@@ -1,7 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { Hooks } from '../../infra/hooks/hooks';
+import type { StepRun } from '../../infra/steps';
+import {
+  ActivateAccess,
+  type ActivateAccessInput,
+  type ActivateOutcome,
+} from './activate-access/activate-access.use-case';
+import { activateAccessStep } from './activate-access/activate-access.step';
 import { EntitlementsRepository } from './database/entitlements.repository';
 import { accessFrom, mayWatch, type PlanAccess } from './domain/entitlement';
 import { PlanLicensesRepository } from './database/plan-licenses.repository';
+import { GrantAccess, type GrantAccessInput, type GrantOutcome } from './grant-access/grant-access.use-case';
+import { grantAccessStep } from './grant-access/grant-access.step';
+import { RevokeAccess, type RevokeAccessInput, type RevokeOutcome } from './revoke-access/revoke-access.use-case';
+import { revokeAccessStep } from './revoke-access/revoke-access.step';
 
 /** A buyer's access to one plan, as every reader must see it: only active access lets them watch. */
 export interface PlanAccessView {
@@ -10,13 +22,34 @@ export interface PlanAccessView {
   mayWatch: boolean;
 }
 
-/** What other modules may ask content. */
+/**
+ * What other modules may ask content. The checkout's steps are here too, for a checkout carried
+ * by something other than this app's transport (the bench's peers): each runs in the caller's
+ * transaction under the step's hooks, as the step runner runs it, and answers what it did.
+ */
 @Injectable()
 export class ContentApi {
   constructor(
     private readonly licensing: PlanLicensesRepository,
     private readonly entitlements: EntitlementsRepository,
+    private readonly hooks: Hooks,
+    private readonly grant: GrantAccess,
+    private readonly activate: ActivateAccess,
+    private readonly revoke: RevokeAccess,
   ) {}
+
+  grantAccess(input: GrantAccessInput): Promise<StepRun<GrantOutcome>> {
+    return this.hooks.step(grantAccessStep, () => this.grant.execute(input));
+  }
+
+  activateAccess(input: ActivateAccessInput): Promise<StepRun<ActivateOutcome>> {
+    return this.hooks.step(activateAccessStep, () => this.activate.execute(input));
+  }
+
+  /** The grant's compensation. */
+  revokeAccess(input: RevokeAccessInput): Promise<RevokeOutcome> {
+    return this.hooks.compensation(revokeAccessStep.name, () => this.revoke.execute(input));
+  }
 
   /** Plan id to the countries where it may be sold; `['*']` means every country. */
   licensedCountries(): Promise<Map<string, string[]>> {

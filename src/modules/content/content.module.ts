@@ -45,6 +45,6 @@ import { RevokeAccessReaction } from './revoke-access/revoke-access.reaction';
     ActivateAccessCommandHandler,
     RevokeAccessCommandHandler,
   ],
-  exports: [ContentApi, GrantAccess, ActivateAccess, RevokeAccess],
+  exports: [ContentApi],
 })
 export class ContentModule {}

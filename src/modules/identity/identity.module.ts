@@ -33,6 +33,6 @@ import { VerifyUserReaction } from './verify-user/verify-user.reaction';
     VerifyUserCommandHandler,
     { provide: BuyerStatusSource, useClass: IdentityStatusSource },
   ],
-  exports: [IdentityApi, VerifyUser],
+  exports: [IdentityApi],
 })
 export class IdentityModule {}

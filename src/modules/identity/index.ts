@@ -1,2 +1,3 @@
 export { IdentityModule } from './identity.module';
 export { IdentityApi, type UserView } from './identity.api';
+export type { BuyerVerdict } from './domain/buyer';

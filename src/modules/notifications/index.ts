@@ -1,1 +1,3 @@
 export { NotificationsModule } from './notifications.module';
+export { NotificationsApi } from './notifications.api';
+export type { WelcomeOutcome } from './send-welcome-email/send-welcome-email.use-case';

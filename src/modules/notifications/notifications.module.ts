@@ -15,6 +15,7 @@ import { CreateMailHandovers1795970004400 } from './database/migrations/17959700
 import { CheckoutEmails } from './mail/checkout-emails';
 import { mailConfig, type MailConfig } from './mail/mail.config';
 import { LogMailTransport, MailTransport, SmtpMailTransport } from './mail/mail-transport';
+import { NotificationsApi } from './notifications.api';
 import { SendWelcomeEmailCommandHandler } from './send-welcome-email/send-welcome-email.command-handler';
 import { SendWelcomeEmail } from './send-welcome-email/send-welcome-email.use-case';
 import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-email.reaction';
@@ -45,13 +46,14 @@ import { SendWelcomeEmailReaction } from './send-welcome-email/send-welcome-emai
     },
     EmailsRepository,
     CheckoutEmails,
+    NotificationsApi,
     SendWelcomeEmail,
     SendWelcomeEmailReaction,
     SendWelcomeEmailCommandHandler,
     CorrectWelcomeEmail,
     CorrectWelcomeEmailReaction,
   ],
-  exports: [SendWelcomeEmail],
+  exports: [NotificationsApi],
 })
 export class NotificationsModule implements OnModuleInit {
   constructor(private readonly steps: StepCatalog) {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
-import { answerWithNext } from '../../../infra/database/one-write';
+import { answerWithNext, sendWithNext } from '../../../infra/database/one-write';
 import type { CheckoutMode } from '../checkout.config';
 import type { CheckoutStatus, CheckoutStep, ProgressFact, StepOrder } from '../domain/checkout';
 
@@ -200,6 +200,19 @@ export class CheckoutsRepository {
   ): Promise<{ move: Promise<ProgressMove> }> {
     const { answer } = await answerWithNext<MoveRow>(this.txHost.tx, MOVE_PROGRESS, moveParams(id, fact, order));
     return { move: answer.then(([row]) => moveOf(row)) };
+  }
+
+  /**
+   * Sets a PENDING checkout's status, step and reason as given, riding with the transaction's next
+   * statement (its COMMIT): for an engine that decides them itself (the bench's peers). A final
+   * status stays final, whatever runs again.
+   */
+  async setProgressWithNext(id: string, status: string, step: string, reason: string | null): Promise<void> {
+    await sendWithNext(
+      this.txHost.tx,
+      `UPDATE checkout.checkouts SET ${progressAssignments('$2', '$3', '$4')} WHERE id = $1 AND status = 'PENDING'`,
+      [id, status, step, reason],
+    );
   }
 
   /** Records the first refund of a checkout; false when there is no such checkout. */

@@ -1,7 +1,7 @@
 import { ConflictException, Injectable } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { UsersRepository } from '../database/users.repository';
-import { toUserView, type UserView } from '../identity.api';
+import { toUserView, type UserView } from '../user.view';
 import type { CreateUserDto } from './create-user.dto';
 
 const UNIQUE_VIOLATION = '23505';
