@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import type { EntityManager } from 'typeorm';
 import { AppPgClient } from './app-pg-client';
+import { sqlStateOf } from './sql-state';
 
 // A transaction's statements in one write with others, through the app's client (AppPgClient):
 // held for the next statement, asked for together, or a lock taken with the read after it.
@@ -57,14 +58,10 @@ export async function together<T extends readonly unknown[]>(asked: {
 }): Promise<T> {
   const answers = await Promise.allSettled(asked);
   const failures = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as unknown] : []));
-  const cause = failures.find((error) => codeOf(error) !== IN_FAILED_TRANSACTION) ?? failures[0];
+  const cause = failures.find((error) => sqlStateOf(error) !== IN_FAILED_TRANSACTION) ?? failures[0];
   if (failures.length > 0) throw cause;
   return answers.map((answer) => (answer as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
-
-const codeOf = (error: unknown): string | undefined =>
-  (error as { code?: string; driverError?: { code?: string } } | undefined)?.driverError?.code ??
-  (error as { code?: string } | undefined)?.code;
 
 /**
  * Takes a lock on `key` that lasts until the transaction of `tx` ends (an advisory lock: it can

@@ -1,3 +1,5 @@
+import { sqlStateOf } from './sql-state';
+
 /**
  * Postgres gave up on a statement: a lock timeout (55P03) or a statement timeout (57014). Every
  * session of the app is bounded from its start (DATABASE_LOCK_TIMEOUT_MS,
@@ -5,8 +7,6 @@
  * another session fails rather than hold its jobs (and their locks in Redis) forever.
  */
 export function isTimeout(error: unknown): boolean {
-  const code =
-    (error as { code?: unknown } | null)?.code ??
-    (error as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+  const code = sqlStateOf(error);
   return code === '55P03' || code === '57014';
 }
