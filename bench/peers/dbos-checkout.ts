@@ -7,7 +7,7 @@ import { databaseConfig, type DatabaseConfig } from '../../src/config/database.c
 import { DatabaseConnector } from '../../src/infra/database/database.connector';
 import { describeError } from '../../src/infra/errors';
 import { Faults } from '../../src/infra/faults/faults';
-import type { CheckoutRow } from '../../src/modules/checkout';
+import type { CheckoutRow, NewCheckout } from '../../src/modules/checkout';
 import { AfterCommit } from './after-commit';
 import { FIRST_STEP, type FinalStatus, type Next, type PeerCheckout, type PeerStep } from './checkout-flow';
 import { PeerEngine, peerCheckoutOf } from './peer-engine';
@@ -107,7 +107,7 @@ export class DbosCheckouts extends PeerEngine implements OnApplicationBootstrap,
     await DBOS.shutdown();
   }
 
-  start(checkout: CheckoutRow): Promise<void> {
+  start(checkout: NewCheckout): Promise<void> {
     if (!this.afterCommit) throw new Error('DBOS has not been launched yet');
     this.afterCommit.add(this.txHost.tx.queryRunner, async () => {
       this.faults.failIfInjected(BEFORE_WORKFLOW_START);

@@ -15,7 +15,7 @@ import {
 import { Logger } from '@nestjs/common';
 import { databaseConfig, type DatabaseConfig } from '../../src/config/database.config';
 import { DatabaseConnector } from '../../src/infra/database/database.connector';
-import type { CheckoutRow } from '../../src/modules/checkout';
+import type { NewCheckout } from '../../src/modules/checkout';
 import { FIRST_STEP, type Next, type PeerCheckout, type PeerStep } from './checkout-flow';
 import { PeerEngine, peerCheckoutOf } from './peer-engine';
 import { PeerSteps } from './peer-steps';
@@ -133,7 +133,7 @@ export class GraphileCheckouts extends PeerEngine implements OnApplicationBootst
     await this.pool?.end();
   }
 
-  start(checkout: CheckoutRow): Promise<void> {
+  start(checkout: NewCheckout): Promise<void> {
     return this.enqueue(peerCheckoutOf(checkout), { step: FIRST_STEP });
   }
 

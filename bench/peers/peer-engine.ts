@@ -1,4 +1,4 @@
-import type { CheckoutRow } from '../../src/modules/checkout';
+import type { NewCheckout } from '../../src/modules/checkout';
 import type { PeerCheckout } from './checkout-flow';
 
 /** The engines a peer checkout can run on (`PEER`). */
@@ -11,10 +11,10 @@ export type PeerEngineName = (typeof PEER_ENGINES)[number];
  * writes there commits with the checkout.
  */
 export abstract class PeerEngine {
-  abstract start(checkout: CheckoutRow): Promise<void>;
+  abstract start(checkout: NewCheckout): Promise<void>;
 }
 
-export const peerCheckoutOf = (row: CheckoutRow): PeerCheckout => ({
+export const peerCheckoutOf = (row: NewCheckout): PeerCheckout => ({
   id: row.id,
   userId: row.user_id,
   planId: row.plan_id,

@@ -8,7 +8,7 @@ import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/bootstrap/configure-app';
 import { shutDownGracefully } from '../../src/bootstrap/graceful-shutdown';
 import { appConfig } from '../../src/config/app.config';
-import { type CheckoutRow, Mode, OrchestrationMode } from '../../src/modules/checkout';
+import { Mode, type NewCheckout, OrchestrationMode } from '../../src/modules/checkout';
 import { PEER_ENGINES, PeerEngine, type PeerEngineName } from './peer-engine';
 import { PeerModule } from './peer.module';
 
@@ -23,7 +23,7 @@ class PeerMode extends Mode {
   readonly name = 'orchestration';
   engine?: PeerEngine;
 
-  start(checkout: CheckoutRow): Promise<void> {
+  start(checkout: NewCheckout): Promise<void> {
     return this.engine!.start(checkout);
   }
 }

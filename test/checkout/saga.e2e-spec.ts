@@ -3,12 +3,14 @@ import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adap
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { OutboxPublisher } from '../../src/infra/outbox';
-import { AuthorizePaymentCommand, CaptureDeclined } from '../../src/modules/billing/contracts';
+import { AuthorizePaymentCommand, CaptureDeclined, CapturePaymentCommand } from '../../src/modules/billing/contracts';
 import { ORCHESTRATED } from '../../src/modules/checkout/contracts';
 import {
+  isStaleSagaWrite,
   SagasRepository,
   StaleSagaWriteError,
 } from '../../src/modules/checkout/orchestration/database/sagas.repository';
+import { sendsOf } from '../../src/modules/checkout/orchestration/domain/saga';
 import { Orchestrator } from '../../src/modules/checkout/orchestration/orchestrator';
 import { CheckoutClient, LEFT } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
@@ -297,12 +299,13 @@ describe('The checkout saga', () => {
     expect(await client.get(id)).toMatchObject({ status: 'FAILED' });
   });
 
-  it('when a paused instance writes a saga that another has written since it read it, then the write is refused and counted', async () => {
-    // Only the two instances below write this saga.
+  it('when two instances move the same saga at once, then the second waits for the first and moves it from what the first wrote', async () => {
+    // Only the two instances below move this saga.
     const id = await sagaWaitingForCapture();
     const sagas = app.get(SagasRepository);
+    const orchestrator = app.get(Orchestrator);
     const txHost = app.get(TransactionHost);
-    const rejectedBefore = await metricValue(app, 'saga_stale_writes_total');
+    const staleBefore = await metricValue(app, 'saga_stale_writes_total');
     let resume!: () => void;
     let stalled!: () => void;
     const paused = new Promise<void>((resolve) => (resume = resolve));
@@ -314,45 +317,73 @@ describe('The checkout saga', () => {
       return save(...args);
     });
 
-    const slow = txHost.withTransaction(() => app.get(Orchestrator).handle(id, { type: 'deadline' }));
+    const first = txHost.withTransaction(() => orchestrator.handle(id, { type: 'deadline' }));
     await readAndStalled;
-    await txHost.withTransaction(() => app.get(Orchestrator).handle(id, { type: 'deadline' }));
+    const second = txHost.withTransaction(() => orchestrator.handle(id, { type: 'deadline' }));
+    await eventually(async () => {
+      const [{ waiting }] = await app.database.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%checkout.sagas%FOR UPDATE%'`,
+      );
+      expect(waiting).toBe(1);
+    });
     resume();
 
-    await expect(slow).rejects.toThrow(StaleSagaWriteError);
-    expect(await metricValue(app, 'saga_stale_writes_total')).toBe(rejectedBefore + 1);
+    const [moved, movedAgain] = await Promise.all([first, second]);
+    expect(sendsOf(movedAgain!)).toBe(sendsOf(moved!) + 1);
+    expect(await metricValue(app, 'saga_stale_writes_total')).toBe(staleBefore);
   });
 
-  it('when a write is refused as stale, then it leaves nothing in its transaction, and the answer applied again writes once', async () => {
+  it('when a write finds another version than it read, then its transaction keeps nothing, and the input applied again moves the saga once', async () => {
     const id = await sagaWaitingForCapture();
     const sagas = app.get(SagasRepository);
     const orchestrator = app.get(Orchestrator);
     const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
-    const stored = (await txHost.withTransaction(() => sagas.load(id)))!;
-    const written = () =>
-      txHost.tx.query<Array<{ log: number; version: number }>>(
-        `SELECT (SELECT count(*)::int FROM checkout.saga_log WHERE saga_id = $1 AND input = 'deadline') AS log,
-                (SELECT version FROM checkout.sagas WHERE id = $1) AS version`,
-        [id],
-      );
-
-    // In one transaction, as the orchestrator's retry runs: a write over an old version, then the input again.
-    const [refused, retried] = await txHost.withTransaction(async () => {
+    const written = async () =>
+      (
+        await app.database.query<{ log: number; version: number; commands: number }>(
+          `SELECT (SELECT count(*)::int FROM checkout.saga_log WHERE saga_id = $1 AND input = 'deadline') AS log,
+                  (SELECT version FROM checkout.sagas WHERE id = $1) AS version,
+                  (SELECT count(*)::int FROM outbox.messages WHERE aggregate_id = $1::text AND type = $2) AS commands`,
+          [id, CapturePaymentCommand.type],
+        )
+      )[0];
+    const before = await written();
+    // A read without the saga's lock (the lock is what rules this out), and another writer after it.
+    jest.spyOn(sagas, 'lockAndLoad').mockImplementationOnce(async (sagaId) => {
+      const stored = await sagas.load(sagaId);
       await app.database.query(`UPDATE checkout.sagas SET version = version + 1 WHERE id = $1`, [id]);
-      const save = sagas.save(id, stored.saga, {
-        readVersion: stored.version,
-        log: { input: 'deadline', from: stored.saga.status, to: stored.saga.status, step: stored.saga.current },
-        progress: { status: 'FAILED', step: stored.saga.current, failureReason: 'a stale write' },
-      });
-      await expect(save).rejects.toThrow(StaleSagaWriteError);
-      const [afterRefusal] = await written();
-      await orchestrator.handle(id, { type: 'deadline' });
-      return [afterRefusal, (await written())[0]];
+      return stored;
     });
+    const staleBefore = await metricValue(app, 'saga_stale_writes_total');
 
-    expect(refused).toEqual({ log: 0, version: stored.version + 1 });
-    expect(retried).toEqual({ log: 1, version: stored.version + 2 });
-    expect((await client.get(id)).status).not.toBe('FAILED');
+    const refused = txHost.withTransaction(() => orchestrator.handle(id, { type: 'deadline' }));
+
+    const error: unknown = await refused.then(
+      () => 'committed',
+      (error: unknown) => error,
+    );
+    expect(isStaleSagaWrite(error)).toBe(true);
+    expect(await written()).toEqual({ ...before, version: before.version + 1 });
+    expect(await metricValue(app, 'saga_stale_writes_total')).toBe(staleBefore + 1);
+    await txHost.withTransaction(() => orchestrator.handle(id, { type: 'deadline' }));
+    expect(await written()).toEqual({
+      log: before.log + 1,
+      version: before.version + 2,
+      commands: before.commands + 1,
+    });
+  });
+
+  it('when a write is refused as stale, then save answers StaleSagaWriteError, outside a transaction too', async () => {
+    const id = await sagaWaitingForCapture();
+    const sagas = app.get(SagasRepository);
+    const stored = (await sagas.load(id))!;
+    await app.database.query(`UPDATE checkout.sagas SET version = version + 1 WHERE id = $1`, [id]);
+    const log = { input: 'deadline', from: stored.saga.status, to: stored.saga.status, step: stored.saga.current };
+
+    const save = sagas.save(id, stored.saga, { readVersion: stored.version, log }).then(({ written }) => written);
+
+    await expect(save).rejects.toThrow(StaleSagaWriteError);
   });
 
   it('when the same business scenarios run in both modes, then they reach the same terminal states', async () => {

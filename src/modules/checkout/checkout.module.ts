@@ -24,6 +24,7 @@ import { AddSagaTraceContext1795970003800 } from './database/migrations/17959700
 import { AddCheckoutRefunds1795970004500 } from './database/migrations/1795970004500-add-checkout-refunds';
 import { IndexCheckoutsByBuyer1795970006500 } from './database/migrations/1795970006500-index-checkouts-by-buyer';
 import { AddSagaGeneration1795970009700 } from './database/migrations/1795970009700-add-saga-generation';
+import { RefuseStaleSagaWrites1795970010100 } from './database/migrations/1795970010100-refuse-stale-saga-writes';
 import { GetCheckoutController } from './get-checkout/get-checkout.controller';
 import { ListCheckoutsController } from './list-checkouts/list-checkouts.controller';
 import { ListPlansController } from './list-plans/list-plans.controller';
@@ -52,6 +53,7 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
         AddCheckoutRefunds1795970004500,
         IndexCheckoutsByBuyer1795970006500,
         AddSagaGeneration1795970009700,
+        RefuseStaleSagaWrites1795970010100,
       ],
     }),
   ],

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { OutboxPublisher } from '../../../infra/outbox';
 import type { PaymentMethod } from '../contracts';
 import { CHOREOGRAPHED, CheckoutRequested } from '../contracts';
-import type { CheckoutRow } from '../database/checkouts.repository';
+import type { NewCheckout } from '../database/checkouts.repository';
 import { Mode } from '../core/mode';
 
 /** Choreography: announce the request, and let each module react to the one before it. */
@@ -14,7 +14,7 @@ export class ChoreographyMode extends Mode {
     super();
   }
 
-  async start(checkout: CheckoutRow): Promise<void> {
+  async start(checkout: NewCheckout): Promise<void> {
     await this.outbox.publish(
       CheckoutRequested,
       {

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CheckoutMetrics } from '../checkout.metrics';
 import { STEP_ORDER } from './checkout-steps';
-import { type CheckoutRow, CheckoutsRepository } from '../database/checkouts.repository';
+import { type CheckoutRow, CheckoutsRepository, type NewCheckout } from '../database/checkouts.repository';
 import { advance, type CheckoutProgress, isTerminal, type ProgressFact } from '../domain/checkout';
 
 /**
@@ -36,7 +36,10 @@ export class CheckoutProgressRecorder {
   }
 
   /** The checkout's progress once these facts are learned, or undefined if they change nothing. */
-  after(checkout: CheckoutRow, facts: ProgressFact[]): CheckoutProgress | undefined {
+  after(
+    checkout: Pick<NewCheckout, 'status' | 'step' | 'failure_reason'>,
+    facts: ProgressFact[],
+  ): CheckoutProgress | undefined {
     const current: CheckoutProgress = {
       status: checkout.status,
       step: checkout.step,

@@ -36,19 +36,19 @@ import {
   WelcomeEmailSent,
 } from '../../notifications/contracts';
 import { type PaymentMethod, type SagaCommandPayload, type StepFailedPayload, stepKey } from '../contracts';
-import type { CheckoutRow } from '../database/checkouts.repository';
+import type { NewCheckout } from '../database/checkouts.repository';
 import type { StepDefinition } from '../domain/checkout';
 
 /** How the checkout asks a participant for a step: the command, and its payload for one checkout. */
 export interface StepCommand<P extends object = object> {
   contract: MessageContract<P>;
-  payload(base: SagaCommandPayload, checkout: CheckoutRow, reason: string): P;
+  payload(base: SagaCommandPayload, checkout: NewCheckout, reason: string): P;
 }
 
 /** A command whose payload is what every step command carries, plus what `extra` adds. */
 const ask = <P extends object>(
   contract: MessageContract<P>,
-  extra: (checkout: CheckoutRow, reason: string) => Omit<P, keyof SagaCommandPayload> = () =>
+  extra: (checkout: NewCheckout, reason: string) => Omit<P, keyof SagaCommandPayload> = () =>
     ({}) as Omit<P, keyof SagaCommandPayload>,
 ): StepCommand =>
   ({
@@ -73,8 +73,8 @@ export interface CheckoutStepRow extends StepDefinition {
   compensation?: { name: string; command: StepCommand; done: Reasoned };
 }
 
-const buyer = (checkout: CheckoutRow) => ({ userId: checkout.user_id, planId: checkout.plan_id });
-const because = (_checkout: CheckoutRow, reason: string) => ({ reason });
+const buyer = (checkout: NewCheckout) => ({ userId: checkout.user_id, planId: checkout.plan_id });
+const because = (_checkout: NewCheckout, reason: string) => ({ reason });
 
 /**
  * The checkout, as data: its steps in the order the pivot rule gives (cheap and reversible first,
@@ -175,7 +175,7 @@ export const keyOfStep = (checkoutId: string, step: string): string => stepKey(c
  * under the step's idempotency key. The saga sends these; an operator resuming a stalled
  * choreography sends one too. Each participant answers it with the same events the choreography uses.
  */
-export function stepCommand(checkout: CheckoutRow, step: string, attempt: number, reason: string): OutgoingMessage {
+export function stepCommand(checkout: NewCheckout, step: string, attempt: number, reason: string): OutgoingMessage {
   const row = rowOf(step);
   const { contract, payload } = row.name === step ? row.command : row.compensation!.command;
   const base = { checkoutId: checkout.id, idempotencyKey: keyOfStep(checkout.id, step), attempt };

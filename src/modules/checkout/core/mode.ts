@@ -1,5 +1,5 @@
 import type { CheckoutMode } from '../checkout.config';
-import type { CheckoutRow } from '../database/checkouts.repository';
+import type { NewCheckout } from '../database/checkouts.repository';
 
 /**
  * A checkout's mode (its coordination style), as the code runs it: `start` sets a new checkout
@@ -8,7 +8,7 @@ import type { CheckoutRow } from '../database/checkouts.repository';
  */
 export abstract class Mode {
   abstract readonly name: CheckoutMode;
-  abstract start(checkout: CheckoutRow): Promise<void>;
+  abstract start(checkout: NewCheckout): Promise<void>;
 }
 
 /** Both modes, found by name. */

@@ -21,6 +21,9 @@ export interface CheckoutRow {
   refunded_at: Date | null;
 }
 
+/** A checkout as its start knows it, before Postgres has stamped its times. */
+export type NewCheckout = Omit<CheckoutRow, 'created_at' | 'updated_at' | 'completed_at' | 'refunded_at'>;
+
 /** A checkout row read as JSON (`row_to_json`) in a statement about something else: its timestamps are strings. */
 export const checkoutRowFromJson = (json: Record<string, unknown>): CheckoutRow => {
   const at = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
@@ -149,13 +152,17 @@ export interface ListFilter {
 export class CheckoutsRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
+  /**
+   * Writes a new checkout, PENDING at its first step, with the transaction's next statement (its
+   * COMMIT, as a rule): nobody reads it back before then.
+   */
   async insert(
     checkout: Pick<CheckoutRow, 'id' | 'user_id' | 'plan_id' | 'payment_method' | 'mode' | 'step' | 'correlation_id'>,
-  ): Promise<CheckoutRow> {
-    const [row] = await this.txHost.tx.query<CheckoutRow[]>(
-      `INSERT INTO checkout.checkouts (id, user_id, plan_id, payment_method, mode, step, correlation_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       RETURNING *`,
+  ): Promise<NewCheckout> {
+    await sendWithNext(
+      this.txHost.tx,
+      `INSERT INTO checkout.checkouts (id, user_id, plan_id, payment_method, mode, step, correlation_id, status)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'PENDING')`,
       [
         checkout.id,
         checkout.user_id,
@@ -166,7 +173,7 @@ export class CheckoutsRepository {
         checkout.correlation_id,
       ],
     );
-    return row;
+    return { ...checkout, status: 'PENDING', failure_reason: null };
   }
 
   async find(id: string): Promise<CheckoutRow | undefined> {

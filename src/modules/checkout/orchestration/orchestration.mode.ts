@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Mode } from '../core/mode';
-import type { CheckoutRow } from '../database/checkouts.repository';
+import type { NewCheckout } from '../database/checkouts.repository';
 import { Orchestrator } from './orchestrator';
 
 /** Orchestration: a saga, persisted with the checkout, sends the first command. */
@@ -12,7 +12,7 @@ export class OrchestrationMode extends Mode {
     super();
   }
 
-  start(checkout: CheckoutRow): Promise<void> {
+  start(checkout: NewCheckout): Promise<void> {
     return this.orchestrator.start(checkout);
   }
 }

@@ -4,7 +4,7 @@ import { MetricsRegistry } from '../../../infra/metrics/metrics.registry';
 import { OutboxPublisher } from '../../../infra/outbox';
 import { ORCHESTRATED } from '../contracts';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
-import type { CheckoutRow } from '../database/checkouts.repository';
+import type { NewCheckout } from '../database/checkouts.repository';
 import { CHECKOUT_STEPS } from '../core/checkout-steps';
 import {
   compensationOf,
@@ -21,7 +21,7 @@ import { factsOf } from './domain/saga.progress';
 import { commandMessage } from './saga-commands';
 import { STEP_ATTEMPT_HEADER, STEP_GENERATION_HEADER } from './saga-answers';
 import { sagaConfig, type SagaConfig } from './saga.config';
-import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
+import { isStaleSagaWrite, SagasRepository } from './database/sagas.repository';
 
 /** What an input says, for the saga's log. */
 export interface InputDetail {
@@ -30,11 +30,11 @@ export interface InputDetail {
 }
 
 /**
- * What runs the sagas, thin: it loads a saga with its checkout, lets the pure `evolve` say
- * what the saga becomes and `decide` which commands that calls for, and in the caller's transaction
- * writes the new state (checking the version it read), its log entry and the checkout's status in
- * one statement, then sends the commands through the outbox. Everything commits together or not
- * at all.
+ * What runs the sagas, thin: it locks and loads a saga with its checkout, lets the pure `evolve`
+ * say what the saga becomes and `decide` which commands that calls for, and in the caller's
+ * transaction writes the new state (checking the version it read), its log entry and the
+ * checkout's status in one statement, then sends the commands through the outbox. The write and
+ * the commands go in one write with the COMMIT, and commit together or not at all.
  */
 @Injectable()
 export class Orchestrator {
@@ -73,17 +73,17 @@ export class Orchestrator {
   }
 
   /** Creates the saga of a new checkout and sends its first command. */
-  async start(checkout: CheckoutRow): Promise<void> {
+  async start(checkout: NewCheckout): Promise<void> {
     await this.move(checkout, { saga: newSaga(CHECKOUT_STEPS) }, { type: 'start' });
   }
 
   /**
-   * Feeds the saga of `checkoutId` one input. Answers that change nothing (late, repeated) are
-   * dropped. Throws StaleSagaWriteError, having written nothing, when another instance wrote the
-   * saga meanwhile: the input can then be handled again on the newer state.
+   * Feeds the saga of `checkoutId` one input, holding the saga's lock until the caller's
+   * transaction ends: another instance moving the same saga waits, then reads what this one wrote.
+   * Answers that change nothing (late, repeated) are dropped.
    */
   async handle(checkoutId: string, input: SagaInput, detail: InputDetail = {}): Promise<Saga | undefined> {
-    const stored = await this.sagas.load(checkoutId);
+    const stored = await this.sagas.lockAndLoad(checkoutId);
     if (!stored) {
       this.logger.warn(`No saga ${checkoutId}: ${input.type} ignored`);
       return undefined;
@@ -97,7 +97,7 @@ export class Orchestrator {
    * the answer, the log entry, the checkout's progress) and sends the commands through the outbox.
    */
   private async move(
-    checkout: CheckoutRow,
+    checkout: NewCheckout,
     read: { saga: Saga; version?: number },
     input: SagaInput,
     detail: InputDetail = {},
@@ -115,28 +115,26 @@ export class Orchestrator {
     if (saga === before) return saga;
     // What a step answered is kept on its row; a compensation's answer only leaves its error, if any.
     const undoing = 'undoing' in input && input.undoing;
-    let written: CheckoutRow | undefined;
-    try {
-      written = await this.sagas.save(checkout.id, saga, {
-        readVersion: read.version,
-        deadlineAfterMs: deadlineAfterMs(saga, this.definition),
-        answer: 'step' in input ? { step: input.step, ...(undoing ? { error: detail.error } : detail) } : undefined,
-        log: {
-          input: input.type,
-          from: before.status,
-          to: saga.status,
-          step: isUndoing(saga) ? compensationOf(saga.current, CHECKOUT_STEPS) : saga.current,
-          command: commands[0]?.executes,
-          attempt: commands[0]?.attempt,
-          detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
-        },
-        progress: this.progress.after(checkout, factsOf(before, saga, CHECKOUT_STEPS)),
-      });
-    } catch (error) {
-      if (error instanceof StaleSagaWriteError) this.staleWrites.inc();
-      throw error;
-    }
-    if (written) this.progress.written(written);
+    const { written } = await this.sagas.save(checkout.id, saga, {
+      readVersion: read.version,
+      deadlineAfterMs: deadlineAfterMs(saga, this.definition),
+      answer: 'step' in input ? { step: input.step, ...(undoing ? { error: detail.error } : detail) } : undefined,
+      log: {
+        input: input.type,
+        from: before.status,
+        to: saga.status,
+        step: isUndoing(saga) ? compensationOf(saga.current, CHECKOUT_STEPS) : saga.current,
+        command: commands[0]?.executes,
+        attempt: commands[0]?.attempt,
+        detail: 'reason' in input ? { reason: input.reason } : 'error' in input ? { error: input.error } : undefined,
+      },
+      progress: this.progress.after(checkout, factsOf(before, saga, CHECKOUT_STEPS)),
+    });
+    // Known once the COMMIT is answered: the transaction's own failure reaches its caller.
+    written.then(
+      (checkout) => checkout && this.progress.written(checkout),
+      (error: unknown) => isStaleSagaWrite(error) && this.staleWrites.inc(),
+    );
     for (const command of commands) {
       // The same idempotency key for every send of a step and for its compensation.
       const { contract, payload } = commandMessage(checkout, command);

@@ -10,17 +10,17 @@ import {
   Query,
 } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { Transactional } from '@nestjs-cls/transactional';
+import { TransactionHost } from '@nestjs-cls/transactional';
 import { IsIn, IsOptional } from 'class-validator';
 import { ClsService } from 'nestjs-cls';
 import { AdminOnly } from '../../../infra/admin/admin.guard';
 import type { MessageContext } from '../../../infra/context/message-context';
 import { ListLimit } from '../../../infra/http/list-limit';
 import { ORCHESTRATED } from '../contracts';
-import { SagasRepository, StaleSagaWriteError } from './database/sagas.repository';
+import { isStaleSagaWrite, SagasRepository } from './database/sagas.repository';
 import type { SagaView } from './database/saga-view';
 import { FORWARD_STEPS } from '../core/checkout-steps';
-import { isUndoing, type SagaStatus } from './domain/saga';
+import { isUndoing, type Saga, type SagaStatus } from './domain/saga';
 import { Orchestrator } from './orchestrator';
 
 const SAGA_STATUSES = ['RUNNING', 'COMPENSATING', 'COMPLETED', 'COMPENSATED', 'INTERVENTION'] as const;
@@ -90,6 +90,7 @@ export class SagasController {
     private readonly sagas: SagasRepository,
     private readonly orchestrator: Orchestrator,
     private readonly cls: ClsService<MessageContext>,
+    private readonly txHost: TransactionHost,
   ) {}
 
   @Get()
@@ -100,11 +101,21 @@ export class SagasController {
 
   @Post(':id/retry')
   @HttpCode(200)
-  @Transactional()
   @ApiOkResponse({ type: SagaRetryResponse, description: 'Resumed from the step (or compensation) it stopped at' })
   @ApiConflictResponse({ description: 'The saga does not wait for a person' })
   async retry(@Param('id', new ParseUUIDPipe()) id: string): Promise<SagaRetryResponse> {
-    const stored = await this.sagas.load(id);
+    // A stale write fails the COMMIT it rode with: caught around the transaction, not in it.
+    const saga = await this.txHost
+      .withTransaction(() => this.resume(id))
+      .catch((error: unknown) => {
+        if (isStaleSagaWrite(error)) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);
+        throw error;
+      });
+    return { id, state: saga.status, currentStep: saga.current, undoing: isUndoing(saga) };
+  }
+
+  private async resume(id: string): Promise<Saga> {
+    const stored = await this.sagas.lockAndLoad(id);
     if (!stored) throw new NotFoundException(`No saga ${id}`);
     if (stored.saga.status !== 'INTERVENTION') {
       throw new ConflictException(`Saga ${id} is ${stored.saga.status}: only a saga in INTERVENTION is retried`);
@@ -112,11 +123,8 @@ export class SagasController {
     // What the retry causes belongs to the checkout's process, not to this request.
     this.cls.set('correlationId', stored.checkout.correlation_id);
     this.cls.set('headers', ORCHESTRATED);
-    const saga = await this.orchestrator.handle(id, { type: 'retry' }).catch((error: unknown) => {
-      if (error instanceof StaleSagaWriteError) throw new ConflictException(`Saga ${id} changed meanwhile: retry`);
-      throw error;
-    });
+    const saga = await this.orchestrator.handle(id, { type: 'retry' });
     if (!saga) throw new NotFoundException(`No saga ${id}`);
-    return { id, state: saga.status, currentStep: saga.current, undoing: isUndoing(saga) };
+    return saga;
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { answerWithNext, sendWithNext } from '../../../../infra/database/one-write';
+import { sqlStateOf } from '../../../../infra/database/sql-state';
 import { currentTraceContext } from '../../../../infra/tracing/message.tracing';
 import { FORWARD_STEPS } from '../../core/checkout-steps';
 import { type CheckoutRow, checkoutRowFromJson, progressAssignments } from '../../database/checkouts.repository';
@@ -19,6 +21,16 @@ export class StaleSagaWriteError extends Error {
     this.name = 'StaleSagaWriteError';
   }
 }
+
+/** What Postgres raises for a saga's write over another version than the one read (checkout.refuse_stale_saga_write). */
+const STALE_SAGA_WRITE = 'SG409';
+
+/**
+ * A saga's write refused as stale: as `save` answers it, or as the COMMIT it rode with fails
+ * (Postgres's error, which rolled the whole transaction back).
+ */
+export const isStaleSagaWrite = (error: unknown): boolean =>
+  error instanceof StaleSagaWriteError || sqlStateOf(error) === STALE_SAGA_WRITE;
 
 export interface StoredSaga {
   saga: Saga;
@@ -56,6 +68,16 @@ export interface SagaLogEntry {
 export class SagasRepository {
   constructor(private readonly txHost: TransactionHost<TransactionalAdapterTypeOrm>) {}
 
+  /**
+   * The saga, locked until the transaction ends, then read as `load` reads it: whoever moves it
+   * next waits for this transaction, and reads what it wrote. The lock goes in one write with the
+   * read, which takes its snapshot once the lock is granted (READ COMMITTED).
+   */
+  async lockAndLoad(id: string): Promise<StoredSaga | undefined> {
+    await sendWithNext(this.txHost.tx, `SELECT 1 FROM checkout.sagas WHERE id = $1 FOR UPDATE`, [id]);
+    return this.load(id);
+  }
+
   /** The saga, its steps and its checkout, in one statement (one snapshot). */
   async load(id: string): Promise<StoredSaga | undefined> {
     const [row] = await this.txHost.tx.query<
@@ -82,10 +104,12 @@ export class SagasRepository {
   /**
    * Writes one move of a saga in one statement: the saga (inserted, or updated over the version
    * that was read), its started steps with the answer, its log entry and its checkout's progress.
-   * Throws StaleSagaWriteError, having written nothing, if the read version is no longer the
-   * stored one. Answers the checkout as written, if its progress was.
+   * The statement rides with the transaction's next one, its COMMIT as a rule (no round trip of its
+   * own); `written` is the checkout as written, if its progress was, once that is answered. If the
+   * read version is no longer the stored one, Postgres raises (isStaleSagaWrite): the statement it
+   * rode with fails, and the transaction keeps nothing; `written` rejects with StaleSagaWriteError.
    */
-  async save(id: string, saga: Saga, change: SagaChange): Promise<CheckoutRow | undefined> {
+  async save(id: string, saga: Saga, change: SagaChange): Promise<{ written: Promise<CheckoutRow | undefined> }> {
     const columns = rowOfSaga(saga);
     const started = FORWARD_STEPS.map((step) => [step, saga.steps[step]] as const).filter(
       ([, record]) => record.status !== 'PENDING',
@@ -107,9 +131,11 @@ export class SagasRepository {
                   updated_at = clock_timestamp()
             WHERE id = $1 AND version = $2
             RETURNING version`;
-    const [row] = await this.txHost.tx.query<
-      Array<{ version: number | null; checkout: Record<string, unknown> | null }>
-    >(
+    const stale = (error: unknown) => {
+      throw isStaleSagaWrite(error) ? new StaleSagaWriteError(id, readVersion ?? 0) : error;
+    };
+    const { answer: saved } = await answerWithNext<{ checkout: Record<string, unknown> | null }>(
+      this.txHost.tx,
       `WITH saved AS (${sagaWrite}),
        steps AS (
          INSERT INTO checkout.saga_steps (saga_id, step, status, attempts, compensation_attempts, uncertain, result, last_error)
@@ -135,7 +161,8 @@ export class SagasRepository {
          UPDATE checkout.checkouts SET ${progressAssignments('$30::text', '$31', '$32')}
           WHERE id = $1 AND $30::text IS NOT NULL AND EXISTS (SELECT 1 FROM saved)
          RETURNING *)
-       SELECT (SELECT version FROM saved) AS version, (SELECT row_to_json(p) FROM progressed p) AS checkout`,
+       SELECT coalesce((SELECT version FROM saved), checkout.refuse_stale_saga_write($1, $2)) AS version,
+              (SELECT row_to_json(p) FROM progressed p) AS checkout`,
       [
         id,
         readVersion ?? null,
@@ -171,9 +198,9 @@ export class SagasRepository {
         progress?.failureReason ?? null,
         columns.generation,
       ],
-    );
-    if (row.version === null) throw new StaleSagaWriteError(id, readVersion ?? 0);
-    return row.checkout ? checkoutRowFromJson(row.checkout) : undefined;
+    ).catch(stale);
+    const written = saved.then(([row]) => (row.checkout ? checkoutRowFromJson(row.checkout) : undefined), stale);
+    return { written };
   }
 
   /** A saga whose deadline has passed (but none of `except`), locked, and skipped by the other sweepers. */
