@@ -2,8 +2,10 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
 import { ClsService } from 'nestjs-cls';
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { AnsweredFailure } from '../../src/infra/outbox';
-import { Inbox } from '../../src/infra/outbox/consuming/inbox';
+import { Inbox, type InboxDelivery } from '../../src/infra/outbox/consuming/inbox';
+import { MESSAGE_COLUMNS, type MessageRow, toMessage } from '../../src/infra/outbox/message-row';
 import { Ledger, LedgerFixtureModule } from '../support/fixtures/ledger.fixture';
 import { ledgerDelivery } from '../support/inbox-delivery';
 import { TestApp } from '../support/test-app';
@@ -94,4 +96,85 @@ describe('A batch of deliveries', () => {
     expect(ran).toEqual([...entries].reverse());
     expect(outcomes).toEqual(['ok', 'ok', 'ok', 'duplicate']);
   });
+
+  it("when its message is at hand and its consumer takes repeats, then its inbox row rides with the handler's first statement, and commits with its writes or not at all", async () => {
+    const [recordedFirst, entryId, failingId] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [recordedFirst, entryId, failingId]) await app.get(Ledger).record(id, 1);
+    const txHost = app.get<TransactionHost<TransactionalAdapterTypeOrm>>(TransactionHost);
+    const inbox = app.get(Inbox);
+    const cls = app.get(ClsService);
+    const touch = async (id: string) => {
+      await txHost.tx.query(`SELECT amount_cents FROM fixture.entries WHERE id = $1`, [id]);
+      await txHost.tx.query(`UPDATE fixture.entries SET amount_cents = amount_cents + 1 WHERE id = $1`, [id]);
+    };
+    // As the local bus hands it over: the message from the transaction that wrote it.
+    const atHand = async (id: string, handle: () => Promise<void>) => {
+      const item = await ledgerDelivery(app, id, handle);
+      const [row] = await app.database.query<MessageRow>(
+        `SELECT ${MESSAGE_COLUMNS} FROM outbox.messages WHERE id = $1`,
+        [item.id],
+      );
+      return { ...item, message: toMessage(row), subscription: { ...item.subscription, dedup: 'handler' as const } };
+    };
+    const first = await ledgerDelivery(app, recordedFirst, () => touch(recordedFirst));
+    const item = await atHand(entryId, () => touch(entryId));
+    const failing = await atHand(failingId, async () => {
+      await touch(failingId);
+      throw new Error('the work failed after writing');
+    });
+
+    const trips = async (delivery: InboxDelivery) => {
+      const counted = await roundTripsOf(delivery.id, () => cls.run(() => inbox.handle(delivery)));
+      return [counted.outcome, counted.trips];
+    };
+    expect(await trips(first)).toEqual(['ok', 4]); // BEGIN and the record; the read; the update; COMMIT
+    expect(await trips(item)).toEqual(['ok', 3]); // BEGIN, the record and the read; the update; COMMIT
+    // A repeat runs the handler again (it takes repeats), and is told a duplicate.
+    expect(await trips(item)).toEqual(['duplicate', 3]);
+    await expect(cls.run(() => inbox.handle(failing))).rejects.toThrow('the work failed after writing');
+
+    const state = await app.database.query<{ id: string; amount_cents: number; inbox: number }>(
+      `SELECT e.id, e.amount_cents,
+              (SELECT count(*)::int FROM outbox.inbox i JOIN outbox.messages m ON m.id = i.message_id
+                WHERE m.aggregate_id = e.id::text AND i.consumer = 'ledger.touch-entry') AS inbox
+         FROM fixture.entries e WHERE e.id = ANY($1::uuid[])`,
+      [[entryId, failingId]],
+    );
+    expect(Object.fromEntries(state.map(({ id, ...rest }) => [id, rest]))).toEqual({
+      [entryId]: { amount_cents: 3, inbox: 1 },
+      [failingId]: { amount_cents: 1, inbox: 0 },
+    });
+  });
 });
+
+/**
+ * Runs a delivery of `messageId`, counting the round trips of the connection its transaction ran
+ * on, from the write that carried its inbox record (opened by the BEGIN before it) to its COMMIT.
+ * A statement that shares a write (AppPgClient.sharesAWrite) makes none.
+ */
+async function roundTripsOf<T>(messageId: string, run: () => Promise<T>): Promise<{ outcome: T; trips: number }> {
+  const original = Client.prototype.query as unknown as (this: object, ...args: unknown[]) => unknown;
+  const ours = new Set<object>();
+  let trips = 0;
+  let ended = false;
+  const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: object, ...args: unknown[]) {
+    const [config, values] = args as [string | { text?: string; values?: unknown[] }, unknown[] | undefined];
+    const text = typeof config === 'string' ? config : (config.text ?? '');
+    const parameters = typeof config === 'string' ? values : config.values;
+    if (
+      ours.size === 0 &&
+      text.includes('INSERT INTO outbox.inbox') &&
+      JSON.stringify(parameters).includes(messageId)
+    ) {
+      ours.add(this);
+      trips = 1; // the write the BEGIN before it opened
+    } else if (ours.has(this) && !ended && (this as { sharesAWrite?: boolean }).sharesAWrite !== true) trips += 1;
+    if (ours.has(this) && /^\s*(COMMIT|ROLLBACK)/i.test(text)) ended = true;
+    return original.apply(this, args);
+  } as never);
+  try {
+    return { outcome: await run(), trips };
+  } finally {
+    spy.mockRestore();
+  }
+}

@@ -7,11 +7,19 @@ import type { DeliveryHooks } from '../../hooks/hooks';
 import { continueTrace, traceInboxBatch } from '../../tracing/message.tracing';
 import { AnsweredFailure } from './answered-failure';
 import { type Delivery, type OutboxMessage, parsePayload } from '../message';
-import { messageColumns, type MessageRow, toMessage } from '../message-row';
 import { OutboxMetrics } from '../outbox.metrics';
-import { sendWithNext } from '../../database/one-write';
+import { answerWithNext, sendWithNext } from '../../database/one-write';
 import { isTimeout } from '../../database/timeouts';
 import { END_RUNS } from './delivery-runs';
+import {
+  inAggregateOrder,
+  outcomesOf,
+  type Read,
+  readsOf,
+  RECORD,
+  type RecordRow,
+  recordParameters,
+} from './inbox-record';
 import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import type { Subscription } from './subscriptions';
 
@@ -44,6 +52,12 @@ export interface InboxDelivery {
   hooks?: DeliveryHooks;
   /** The run recorded for a delivery that runs alone (DeliveryRuns): its transaction ends it. */
   runId?: string;
+  /**
+   * The message, when whoever delivers it has it (the local bus: the transaction that wrote it).
+   * A consumer that takes repeats (`dedup: 'handler'`) then runs without waiting for its inbox
+   * record, which rides with the handler's first statement (ADR 0102).
+   */
+  message?: OutboxMessage;
   /** The trace context of the delivery's span, which the inbox's transaction links to. */
   traceContext?: Record<string, string>;
   /**
@@ -66,34 +80,6 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** A delivery's message as the record statement read it, and whether the delivery was new. */
-interface Read {
-  message?: OutboxMessage;
-  routed: boolean;
-  fresh: boolean;
-}
-
-interface RecordRow extends MessageRow {
-  n: string;
-  routed: boolean;
-  fresh: boolean;
-}
-
-const keyOf = ({ id, consumer }: InboxDelivery) => `${id} ${consumer}`;
-
-/**
- * The positions of a batch's deliveries, by aggregate, those of one aggregate in the order they
- * came: two batches that lock the same rows (a read model's, keyed by the aggregate) then take
- * them in the same order, and wait for each other rather than deadlock.
- */
-const inAggregateOrder = (reads: Read[]): number[] =>
-  reads
-    .map((_, index) => index)
-    .sort((a, b) => {
-      const [x, y] = [reads[a].message?.aggregateId ?? '', reads[b].message?.aggregateId ?? ''];
-      return x < y ? -1 : x > y ? 1 : a - b;
-    });
-
 /**
  * Runs deliveries in transactions that first record (message, consumer) in the inbox, reading the
  * message from the outbox in the same statement (a job names it, and Postgres says what it is): a
@@ -101,6 +87,8 @@ const inAggregateOrder = (reads: Read[]): number[] =>
  * duplicate and does nothing (unless its consumer dedups on its own,
  * `dedup: 'handler'`: then the handler runs anyway, and the row is only the receipt of the first);
  * otherwise the handler's writes, the messages it publishes and the inbox row commit together.
+ * Such a consumer, handed its message (the local bus), does not wait for the record: it rides with
+ * the handler's first statement.
  *
  * Deliveries of one queue that arrive together share one transaction (group commit): one round
  * trip records all their inbox rows and one commit makes all their effects durable, which is what
@@ -189,32 +177,31 @@ export class Inbox {
    * its batch runs again without it, and it is retried like any failure.
    */
   private inOneTransaction(items: InboxDelivery[]): Promise<InboxOutcome[]> {
+    // Consumers that take repeats, their messages at hand: they need nothing the record says before
+    // they run, and it rides with their first statement.
+    const withNext = items.every((item) => item.message && item.subscription.dedup === 'handler');
+    let recorded: Promise<Read[]> | undefined;
     return this.txHost
       .withTransaction(async () => {
         const runIds = items.flatMap((item) => (item.runId ? [item.runId] : []));
         // Rides with the record statement: a run ends with the transaction that handles it, or not at all.
         if (runIds.length > 0) await sendWithNext(this.txHost.tx, END_RUNS, [runIds]);
-        const reads = await this.record(items);
-        const recorded = new Set<string>();
-        const outcomes: InboxOutcome[] = [];
+        if (withNext) ({ reads: recorded } = await this.recordWithNext(items));
+        const reads = withNext
+          ? items.map((item) => ({ message: item.message, routed: true, fresh: true }))
+          : await this.record(items);
+        const outcomes = outcomesOf(items, reads);
         for (const index of inAggregateOrder(reads)) {
-          const [item, { message, routed, fresh }] = [items[index], reads[index]];
-          if (!message) {
-            outcomes[index] = 'foreign';
-            continue;
-          }
+          const [item, { message }, outcome] = [items[index], reads[index], outcomes[index]];
+          if (!message) continue;
           const headers = item.onRead?.(message) ?? message.headers;
-          // A second copy in the same batch is a duplicate too.
-          const first = fresh && !recorded.has(keyOf(item));
-          if (first) recorded.add(keyOf(item));
-          const outcome = !routed ? 'unrouted' : first ? 'ok' : 'duplicate';
           if (outcome === 'ok' || (outcome === 'duplicate' && item.subscription.dedup === 'handler')) {
             await this.runHandler(item, message, headers);
           }
-          outcomes[index] = outcome;
         }
         return outcomes;
       })
+      .then(async (outcomes) => (recorded ? outcomesOf(items, await recorded) : outcomes))
       .catch((error: unknown) => {
         if (isTimeout(error)) this.metrics.timeouts.inc({ stage: 'consumer' });
         throw error;
@@ -230,37 +217,18 @@ export class Inbox {
    * before it was), which is then not handled until redriven.
    */
   private async record(items: InboxDelivery[]): Promise<Read[]> {
-    const rows = await this.txHost.tx.query<RecordRow[]>(
-      `WITH d AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[])
-           WITH ORDINALITY AS d(message_id, consumer, attempt, types, filter, n)),
-       m AS (
-         SELECT d.n, d.consumer, d.attempt, ${messageColumns('o')},
-                o.type = ANY (string_to_array(d.types, ' ')) AND o.headers @> d.filter::jsonb AS routed
-           FROM d JOIN outbox.messages o ON o.id = d.message_id),
-       recorded AS (
-         INSERT INTO outbox.inbox (message_id, consumer, correlation_id, attempt)
-         SELECT m.id, m.consumer, m.correlation_id, m.attempt FROM m
-          WHERE m.routed
-            AND NOT EXISTS (SELECT 1 FROM outbox.dead_letters l
-                             WHERE l.message_id = m.id AND l.consumer = m.consumer AND l.status = 'dead')
-         ON CONFLICT DO NOTHING
-         RETURNING message_id, consumer)
-       SELECT m.*, EXISTS (SELECT 1 FROM recorded r WHERE r.message_id = m.id AND r.consumer = m.consumer) AS fresh
-         FROM m`,
-      [
-        items.map((item) => item.id),
-        items.map((item) => item.consumer),
-        items.map((item) => item.attempt),
-        items.map((item) => item.subscription.contracts.map((contract) => contract.type).join(' ')),
-        items.map((item) => JSON.stringify(item.subscription.where)),
-      ],
-    );
-    const reads: Read[] = items.map(() => ({ routed: false, fresh: false }));
-    for (const row of rows) {
-      reads[Number(row.n) - 1] = { message: toMessage(row), routed: row.routed, fresh: row.fresh };
-    }
-    return reads;
+    return readsOf(items, await this.txHost.tx.query<RecordRow[]>(RECORD, recordParameters(items)));
+  }
+
+  /**
+   * As record, the statement riding with the transaction's next one (the handler's first): what
+   * it said comes with that one's answer, and its failure fails that one.
+   */
+  private async recordWithNext(items: InboxDelivery[]): Promise<{ reads: Promise<Read[]> }> {
+    const { answer } = await answerWithNext<RecordRow>(this.txHost.tx, RECORD, recordParameters(items));
+    const reads = answer.then((rows) => readsOf(items, rows));
+    reads.catch(() => undefined); // the transaction's caller hears of its failure
+    return { reads };
   }
 
   /**

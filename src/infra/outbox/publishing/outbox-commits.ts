@@ -9,12 +9,10 @@ import {
 import { DatabaseConnector } from '../../database/database.connector';
 import { describeError } from '../../errors';
 import type { Subscription } from '../consuming/subscriptions';
+import type { OutboxMessage } from '../message';
 
 /** A message that the process that wrote it delivers itself after the commit (the local bus). */
-export interface ClaimedMessage {
-  id: string;
-  type: string;
-  headers: Record<string, string>;
+export interface ClaimedMessage extends OutboxMessage {
   /** When it was written, as this process saw it. */
   createdAt: string;
   /** Its consumers, every one of them in this process. */

@@ -60,6 +60,8 @@ export class OutboxPublisher {
     const { tx } = this.txHost;
     // Delivered here after the commit: written published, for no relay to take, and claimed.
     const claimed = this.commits.canFollow(tx) ? this.local.claims(contract.type, headers) : undefined;
+    const written = JSON.stringify(payload);
+    const causationId = this.cls.get('causationId') ?? null;
     // Sent with the transaction's next statement or its COMMIT: one round trip less a message.
     await sendWithNext(
       tx,
@@ -71,15 +73,29 @@ export class OutboxPublisher {
         contract.kind,
         contract.type,
         options.aggregateId,
-        JSON.stringify(payload),
+        written,
         correlationId,
-        this.cls.get('causationId') ?? null,
+        causationId,
         JSON.stringify(headers),
         claimed ? this.local.processId : null,
       ],
     );
-    const createdAt = new Date().toISOString();
-    this.commits.mark(tx, claimed && { id, type: contract.type, headers, createdAt, subscriptions: claimed });
+    // A claimed message goes to its consumers as they would read it back: its payload through JSON, as jsonb keeps it.
+    this.commits.mark(
+      tx,
+      claimed && {
+        id,
+        kind: contract.kind,
+        type: contract.type,
+        aggregateId: options.aggregateId,
+        payload: JSON.parse(written) as unknown,
+        correlationId,
+        causationId,
+        headers,
+        createdAt: new Date().toISOString(),
+        subscriptions: claimed,
+      },
+    );
     return id;
   }
 }

@@ -95,10 +95,12 @@ export class LocalBus implements BeforeApplicationShutdown {
     let message: OutboxMessage | undefined;
     try {
       const hooks = this.hooks.delivery(subscription.consumer);
+      const { subscriptions: _, ...written } = claimed;
       const handled = await this.inbox.handle({
         ...named,
         attempt: 1,
         subscription,
+        message: written,
         group: LOCAL_GROUP,
         hooks,
         traceContext: trace.context,
