@@ -1,8 +1,23 @@
 import type { OutboxMessage } from '../message';
 import { messageColumns, type MessageRow, toMessage } from '../message-row';
-import type { InboxDelivery, InboxOutcome } from './inbox';
+import type { Subscription } from './subscriptions';
 
 // The statement that records a batch of deliveries in the inbox, and what it says of each.
+
+/** What the record statement needs of a delivery (what an InboxDelivery holds). */
+export interface DeliveryToRecord {
+  id: string;
+  consumer: string;
+  attempt: number;
+  subscription: Pick<Subscription, 'contracts' | 'where'>;
+}
+
+/**
+ * `foreign`: the message is not in this deployment's outbox (a job of another deployment).
+ * `unrouted`: it is, but this consumer (as this process has it) does not take its type, or not
+ * with its headers: a forged job, or one for another version of the consumer. Neither is recorded.
+ */
+export type InboxOutcome = 'ok' | 'duplicate' | 'foreign' | 'unrouted';
 
 /** A delivery's message as the record statement read it, and whether the delivery was new. */
 export interface Read {
@@ -17,7 +32,7 @@ export interface RecordRow extends MessageRow {
   fresh: boolean;
 }
 
-const keyOf = ({ id, consumer }: InboxDelivery) => `${id} ${consumer}`;
+const keyOf = ({ id, consumer }: DeliveryToRecord) => `${id} ${consumer}`;
 
 /**
  * The positions of a batch's deliveries, by aggregate, those of one aggregate in the order they
@@ -54,7 +69,7 @@ export const RECORD = `WITH d AS (
    SELECT m.*, EXISTS (SELECT 1 FROM recorded r WHERE r.message_id = m.id AND r.consumer = m.consumer) AS fresh
      FROM m`;
 
-export const recordParameters = (items: InboxDelivery[]): unknown[] => [
+export const recordParameters = (items: DeliveryToRecord[]): unknown[] => [
   items.map((item) => item.id),
   items.map((item) => item.consumer),
   items.map((item) => item.attempt),
@@ -63,7 +78,7 @@ export const recordParameters = (items: InboxDelivery[]): unknown[] => [
 ];
 
 /** What the record statement said of each delivery, in the order of `items`. */
-export function readsOf(items: InboxDelivery[], rows: RecordRow[]): Read[] {
+export function readsOf(items: DeliveryToRecord[], rows: RecordRow[]): Read[] {
   const reads: Read[] = items.map(() => ({ routed: false, fresh: false }));
   for (const row of rows) {
     reads[Number(row.n) - 1] = { message: toMessage(row), routed: row.routed, fresh: row.fresh };
@@ -76,7 +91,7 @@ export function readsOf(items: InboxDelivery[], rows: RecordRow[]): Read[] {
  * foreign, one its consumer does not take unrouted, a row that existed (or a second copy in the
  * same batch) a duplicate.
  */
-export function outcomesOf(items: InboxDelivery[], reads: Read[]): InboxOutcome[] {
+export function outcomesOf(items: DeliveryToRecord[], reads: Read[]): InboxOutcome[] {
   const recorded = new Set<string>();
   const outcomes: InboxOutcome[] = [];
   for (const index of inAggregateOrder(reads)) {

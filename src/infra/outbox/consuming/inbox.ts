@@ -13,6 +13,7 @@ import { isTimeout } from '../../database/timeouts';
 import { END_RUNS } from './delivery-runs';
 import {
   inAggregateOrder,
+  type InboxOutcome,
   outcomesOf,
   type Read,
   readsOf,
@@ -22,6 +23,8 @@ import {
 } from './inbox-record';
 import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import type { Subscription } from './subscriptions';
+
+export type { InboxOutcome } from './inbox-record';
 
 /** The consumer as this process has it: what it takes, and how it handles it. */
 export type InboxConsumer = Pick<Subscription, 'queue' | 'exclusive' | 'dedup' | 'contracts' | 'where' | 'handle'>;
@@ -66,13 +69,6 @@ export interface InboxDelivery {
    */
   onRead?: (message: OutboxMessage) => Record<string, string>;
 }
-
-/**
- * `foreign`: the message is not in this deployment's outbox (a job of another deployment).
- * `unrouted`: it is, but this consumer (as this process has it) does not take its type, or not
- * with its headers: a forged job, or one for another version of the consumer. Neither is recorded.
- */
-export type InboxOutcome = 'ok' | 'duplicate' | 'foreign' | 'unrouted';
 
 interface Waiting {
   item: InboxDelivery;
