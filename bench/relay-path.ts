@@ -34,6 +34,13 @@ export class NoopConsumer {
 @Module({ providers: [NoopConsumer] })
 export class BenchModule {}
 
+/**
+ * The settings of an app on our path: relay and workers in the bench's process, and every message
+ * through the relay and the queues. The default local bus would hand the light load's messages to
+ * the no-op consumer at their commit, and (c) and (f) would time no relay at all (ADR 0096).
+ */
+export const RELAY_PATH_ENV = { APP_ROLES: 'api,relay,worker', OUTBOX_DELIVERY: 'queue' };
+
 export interface Latency {
   rate: number;
   p50: number;
@@ -69,9 +76,7 @@ export async function outboxDrain(
   );
   await seed.destroy();
 
-  const app = await startApp({ APP_ROLES: 'api,relay,worker', OUTBOX_WORKER_CONCURRENCY: String(concurrency) }, [
-    BenchModule,
-  ]);
+  const app = await startApp({ ...RELAY_PATH_ENV, OUTBOX_WORKER_CONCURRENCY: String(concurrency) }, [BenchModule]);
   const consumer = app.get(NoopConsumer);
   const handledAtStart = consumer.handled;
   phase(`${tag} our path: relaying the backlog to a no-op consumer with inbox deduplication`);

@@ -2,11 +2,20 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { LogicalRelay } from '../src/infra/outbox/relaying/logical-relay';
+import { OUTBOX_CHANNEL } from '../src/infra/outbox/relaying/outbox.relay';
 import { LogicalPostgres } from '../test/support/logical-postgres';
 import { migrateBenchDatabase, startApp, until } from './bench-env';
 import { parseStat, type ProcessTimes, serverTicks } from './machine-cpu';
 import { phase, track } from './progress';
-import { BenchHappened, BenchModule, type Latency, latencyAt, NoopConsumer, payload } from './relay-path';
+import {
+  BenchHappened,
+  BenchModule,
+  type Latency,
+  latencyAt,
+  NoopConsumer,
+  payload,
+  RELAY_PATH_ENV,
+} from './relay-path';
 
 const RELAYS = ['polling', 'logical'] as const;
 type Relay = (typeof RELAYS)[number];
@@ -47,8 +56,8 @@ export async function relaysSideBySide(options: {
       await migrateBenchDatabase(url);
       const app = await startApp(
         {
+          ...RELAY_PATH_ENV,
           DATABASE_URL: url,
-          APP_ROLES: 'api,relay,worker',
           OUTBOX_RELAY: relay,
           OUTBOX_WORKER_CONCURRENCY: String(options.concurrency),
         },
@@ -110,6 +119,9 @@ async function drainWhileRunning(
            FROM generate_series($3::int, $4::int) g`,
         [BenchHappened.type, payload(0).note, start + 1, Math.min(events, start + 1_000)],
       );
+      // As the app's own commits do (RelaySignal): without it the polling relay slept until its
+      // next tick whenever it caught up with the writer, and a short drain timed mostly that.
+      await seed.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
     }
     await until(() => consumer.handled >= target, 600_000);
   } finally {
