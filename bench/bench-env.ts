@@ -104,6 +104,31 @@ export async function until(
 }
 
 /**
+ * An open-loop load: `send(0)` to `send(total - 1)`, spread evenly at `rate` a second from now,
+ * each when its time comes whether or not the earlier ones are done (the calls a system under load
+ * gets). Resolves once the last is sent, or as soon as `stop()` says so.
+ */
+export function openLoop(
+  rate: number,
+  total: number,
+  send: (index: number) => void,
+  stop: () => boolean = () => false,
+): Promise<void> {
+  const started = performance.now();
+  let sent = 0;
+  return new Promise((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1_000) * rate) + 1);
+      for (; sent < due; sent += 1) send(sent);
+      if (sent >= total || stop()) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
+}
+
+/**
  * How long a fixed piece of work like the app's takes on this machine now (JSON of 20,000
  * message-sized objects, best of three, one core): the same code on the development machine runs
  * up to half slower in one hour than in the next, so a run's figures compare with another's only

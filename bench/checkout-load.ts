@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, until } from './bench-env';
+import { BENCH_DATABASE_URL, openLoop, until } from './bench-env';
 
 /** What a buyer asks for in each scenario of the mix; the buyer's country and status decide the rest. */
 const SCENARIOS = {
@@ -101,19 +101,8 @@ export class CheckoutLoad {
     offered: Offered[] = [],
     stop: () => boolean = () => false,
   ): Promise<Offered[]> {
-    const total = Math.max(1, Math.round(rate * seconds));
     const answers: Array<Promise<void>> = [];
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1_000) * rate) + 1);
-        while (offered.length < due) answers.push(this.send(mode, offered));
-        if (offered.length >= total || stop()) {
-          clearInterval(tick);
-          resolve();
-        }
-      }, 2);
-    });
+    await openLoop(rate, Math.max(1, Math.round(rate * seconds)), () => answers.push(this.send(mode, offered)), stop);
     await Promise.all(answers);
     return offered;
   }

@@ -16,6 +16,7 @@ import { peerBenchmark } from './peer.bench';
 import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
 import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
 import { phase } from './progress';
+import { printTable } from './report';
 
 /**
  * `npm run bench -- checkout`: whole checkouts as users run them, over REST against the app in
@@ -552,15 +553,13 @@ function print(
     const c = r.atHighest;
     return c ? `${[c.appMs, c.postgresMs, c.redisMs].map((v) => n(v, 1)).join(' / ')} = ${n(deploymentMs(c), 1)}` : '-';
   });
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(
     `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
       `machine: ${started.cpus} x ${started.cpuModel}, ${started.memoryGb} GB, Node ${started.node}; ` +
       `load average ${started.loadAverage.join(' ')} at the start, ${ended.loadAverage.join(' ')} at the end; ` +
       `a fixed workload (bench-env's speedProbeMs) ${started.speedProbeMs} ms at the start, ${ended.speedProbeMs} ms at the end\n`,
   );
-  for (const row of rows)
-    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  printTable(rows, 'l' + 'r'.repeat(modes.length));
   const versus = comparisons(reports);
   if (versus.length > 0)
     console.log(`\nours against the peers, at the highest rate each sustained:\n  ${versus.join('\n  ')}`);

@@ -1,6 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
 import { CheckoutApi } from '../src/modules/checkout';
@@ -16,6 +14,7 @@ import {
   until,
 } from './bench-env';
 import { phase, track } from './progress';
+import { printTable, writeFigures } from './report';
 
 /**
  * `npm run compare`: the same scenarios through both coordination styles, in one run, on one
@@ -305,10 +304,8 @@ function print(table: TableRow[]): void {
   const scenarios = cells.findIndex(([figure]) => figure === BUSINESS[0].name);
   const rows = [['', ...MODES], ...cells.slice(0, scenarios), ['', '', ''], ['scenario: outcome (p50)', '', '']];
   rows.push(...cells.slice(scenarios));
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(`\ncompare: the same scenarios in both modes, ${new Date().toISOString()}\n`);
-  for (const row of rows)
-    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  printTable(rows, 'lrr');
 }
 
 async function main(): Promise<void> {
@@ -334,15 +331,11 @@ async function main(): Promise<void> {
     phase('compare: done');
     const table = tableOf(reports);
     print(table);
-    const file =
-      process.env.COMPARE_OUTPUT ??
-      path.join(__dirname, 'results', `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(
-      file,
-      JSON.stringify({ measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports, table }, null, 2),
+    writeFigures(
+      'compare',
+      { measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports, table },
+      process.env.COMPARE_OUTPUT,
     );
-    console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
   } finally {
     await app.close();
     await cleanRedis();

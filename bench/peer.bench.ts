@@ -4,6 +4,7 @@ import {
   BENCH_DATABASE_URL,
   cleanRedis,
   migrateBenchDatabase,
+  openLoop,
   percentile,
   recreateBenchDatabase,
   recreateDatabase,
@@ -11,6 +12,7 @@ import {
   transactionsCommitted,
 } from './bench-env';
 import { phase, track } from './progress';
+import { printTable } from './report';
 import { type Latency, latencyAt, outboxDrain } from './relay-path';
 
 /**
@@ -111,7 +113,6 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
   const stopTracking = track(`peer: ${rate} jobs/s, started`, total, () => delays.length);
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
-  let sent = 0;
   const commits: Array<Promise<void>> = [];
   const enqueue = async () => {
     const client = await producers.connect();
@@ -125,16 +126,7 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
       client.release();
     }
   };
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
-      for (; sent < due; sent += 1) commits.push(enqueue());
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
+  await openLoop(rate, total, () => commits.push(enqueue()));
   await Promise.all(commits);
   const deadline = Date.now() + 60_000;
   while (delays.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -198,12 +190,9 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
       `max ${ms(peerLight.max)}`,
     ],
   ];
-  const width = Math.max(...rows.map((r) => r[0].length));
-  const valueWidth = Math.max(...rows.map((r) => r[1].length));
   console.log(
     `\npeer benchmark: our relay beside graphile-worker (one process, no-op task), ${new Date().toISOString()}\n`,
   );
-  for (const [name, value, note = ''] of rows)
-    console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+  printTable(rows, 'lrl');
   return { ours, peer: { drains, light: peerLight } };
 }

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { IsInt, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Consumer, defineEvent, type Delivery, OnEvent, OutboxPublisher } from '../src/infra/outbox';
-import { BENCH_DATABASE_URL, percentile, startApp, until } from './bench-env';
+import { BENCH_DATABASE_URL, openLoop, percentile, startApp, until } from './bench-env';
 import { phase, track } from './progress';
 
 /**
@@ -41,6 +41,17 @@ export class BenchModule {}
  */
 export const RELAY_PATH_ENV = { APP_ROLES: 'api,relay,worker', OUTBOX_DELIVERY: 'queue' };
 
+/** Outbox rows `from` to `to` (their seq) in one statement: committed messages for the relay to find. */
+export async function writeBacklog(seed: DataSource, from: number, to: number): Promise<void> {
+  await seed.query(
+    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
+     SELECT gen_random_uuid(), 'event', $1, g::text,
+            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
+       FROM generate_series($3::int, $4::int) g`,
+    [BenchHappened.type, payload(0).note, from, to],
+  );
+}
+
 export interface Latency {
   rate: number;
   p50: number;
@@ -67,13 +78,7 @@ export async function outboxDrain(
   phase(`${tag} our path: writing a backlog of ${events} outbox rows`);
   const seed = new DataSource({ type: 'postgres', url: BENCH_DATABASE_URL });
   await seed.initialize();
-  await seed.query(
-    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
-     SELECT gen_random_uuid(), 'event', $1, g::text,
-            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
-       FROM generate_series(1, $3) g`,
-    [BenchHappened.type, payload(0).note, events],
-  );
+  await writeBacklog(seed, 1, events);
   await seed.destroy();
 
   const app = await startApp({ ...RELAY_PATH_ENV, OUTBOX_WORKER_CONCURRENCY: String(concurrency) }, [BenchModule]);
@@ -110,19 +115,8 @@ export async function latencyAt(
   const stopTracking = track(`${tag} ${label}: handled`, total, () => consumer.handled - (target - total));
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
-      for (; sent < due; sent += 1) {
-        const seq = sent;
-        void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
-      }
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
+  await openLoop(rate, total, (seq) => {
+    void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
   });
   await until(() => consumer.handled >= target, 300_000);
   stopTracking();

@@ -11,8 +11,9 @@ import {
   until,
 } from './bench-env';
 import { phase, track } from './progress';
+import { printTable } from './report';
 import { BenchHappened, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
-import { relayRows, relaysSideBySide, relaysTable } from './relays.bench';
+import { RELAYS, relaysSideBySide, relaysTable } from './relays.bench';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
@@ -106,15 +107,15 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
         `${ratio.toFixed(2)} x (a), goal >= 0.50`,
       ],
       ...latencyRows('(c) at a light load', light),
-      ...relayRows(relays),
+      // (f): each relay's cells of the side-by-side table, one relay under the other.
+      ...RELAYS.flatMap((relay) =>
+        relaysTable(relays).map((row) => [`(f) ${relay} relay: ${row.figure}`, row[relay], '']),
+      ),
     ];
-    const width = Math.max(...rows.map((r) => r[0].length));
-    const valueWidth = Math.max(...rows.map((r) => r[1].length));
     console.log(
       `\nrelay benchmark: ${EVENTS} events, worker concurrency ${CONCURRENCY}, ${new Date().toISOString()}\n`,
     );
-    for (const [name, value, note] of rows)
-      console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+    printTable(rows, 'lrl');
     return {
       events: EVENTS,
       concurrency: CONCURRENCY,
@@ -139,15 +140,8 @@ export async function relaysBenchmark(): Promise<Record<string, unknown>> {
     const relays = await relaysBenchmarkFigures();
     const table = relaysTable(relays);
     const measuredAt = new Date().toISOString();
-    const widths = [
-      Math.max(...table.map((r) => r.figure.length)),
-      Math.max('polling'.length, ...table.map((r) => r.polling.length)),
-      Math.max('logical'.length, ...table.map((r) => r.logical.length)),
-    ];
-    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ');
     console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
-    console.log(line(['', 'polling', 'logical']));
-    for (const row of table) console.log(line([row.figure, row.polling, row.logical]));
+    printTable([['', ...RELAYS], ...table.map((row) => [row.figure, row.polling, row.logical])], 'lll');
     return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
   } finally {
     await cleanRedis();
