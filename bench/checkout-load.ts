@@ -16,6 +16,10 @@ type BuyerKind = (typeof SCENARIOS)[ScenarioName]['buyer'];
 
 export const FINAL_STATUSES = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
 
+/** How many of each status: `{ COMPLETED: 18, FAILED: 2 }`. */
+export const tally = (statuses: string[]): Record<string, number> =>
+  statuses.reduce<Record<string, number>>((acc, status) => ({ ...acc, [status]: (acc[status] ?? 0) + 1 }), {});
+
 /**
  * `happy=8,card-declined=1,not-licensed=1` (a name alone weighs 1): the scenarios, repeated in
  * proportion, in a fixed order, so that any run of a few checkouts already has the mix.

@@ -9,12 +9,13 @@ import {
   type Offered,
   parseMix,
   redisCommandStats,
+  tally,
 } from './checkout-load';
-import { cores, cpuTimes, type CpuTimes } from './machine-cpu';
+import { cores, cpuTimes } from './machine-cpu';
 import type { ProbeCounters } from './app-probe';
 import { peerBenchmark } from './peer.bench';
 import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
-import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, ProbedApp } from './probed-app';
 import { phase } from './progress';
 import { printTable } from './report';
 
@@ -128,24 +129,17 @@ class VacuumStandIn {
   }
 }
 
-/** Counters of everything that a checkout costs, summed over the app processes. */
-interface Counters extends ProbeCounters {
-  at: number;
-  /** pg_stat_database's xact_commit, less the monitor's own statements. */
-  xactCommit: number;
-  /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
-  redisExecuted: number;
-  /** CPU used so far by everything else on the machine. */
-  cpu: CpuTimes;
-}
-
+/** Everything a checkout costs: totals so far in a reading (Counters), per checkout in a window's report. */
 interface Costs {
+  /** The app's, as its probe counts them (ProbeCounters), summed over its processes. */
   pgStatements: number;
   pgRoundTrips: number;
   pgTransactions: number;
+  /** pg_stat_database's xact_commit, less the monitor's own statements. */
   xactCommit: number;
   redisCommands: number;
   redisRoundTrips: number;
+  /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
   redisExecuted: number;
   /** CPU of the app's processes. */
   cpuMs: number;
@@ -155,6 +149,11 @@ interface Costs {
   loadCpuMs: number;
   /** Every process on the machine. */
   machineCpuMs: number;
+}
+
+/** A reading of every count, and when it was taken. */
+interface Counters extends Costs {
+  at: number;
 }
 
 /** How many cores' worth each part of the machine used while a load ran. */
@@ -167,14 +166,13 @@ interface Cores {
 }
 
 function coresBetween(before: Counters, after: Counters): Cores {
-  const ms = after.at - before.at;
-  const used = (delta: number) => delta / ms;
+  const used = (key: keyof Costs) => (after[key] - before[key]) / (after.at - before.at);
   return {
-    app: used((after.cpuMicros - before.cpuMicros) / 1_000),
-    postgres: used(after.cpu.postgres - before.cpu.postgres),
-    redis: used(after.cpu.redis - before.cpu.redis),
-    load: used(after.cpu.load - before.cpu.load),
-    machine: used(after.cpu.machine - before.cpu.machine),
+    app: used('cpuMs'),
+    postgres: used('pgCpuMs'),
+    redis: used('redisCpuMs'),
+    load: used('loadCpuMs'),
+    machine: used('machineCpuMs'),
   };
 }
 
@@ -210,43 +208,33 @@ interface Context {
 
 async function counters(context: Context): Promise<Counters> {
   const probes = await Promise.all(context.apps.map((app) => app.counters()));
-  const sum = (key: keyof (typeof probes)[number]) => probes.reduce((total, probe) => total + probe[key], 0);
+  const sum = (key: keyof ProbeCounters) => probes.reduce((total, probe) => total + probe[key], 0);
   const committed = await context.monitor.committed();
   const redisByCommand = await redisCommandStats(context.redis);
   const cpu = await cpuTimes(context.redis);
   return {
     at: Date.now(),
-    pgRoundTrips: sum('pgRoundTrips'),
-    pgControl: sum('pgControl'),
     pgStatements: sum('pgStatements'),
+    pgRoundTrips: sum('pgRoundTrips'),
     pgTransactions: sum('pgTransactions'),
+    xactCommit: committed - context.monitor.queries,
     redisCommands: sum('redisCommands'),
     redisRoundTrips: sum('redisRoundTrips'),
-    cpuMicros: sum('cpuMicros'),
-    xactCommit: committed - context.monitor.queries,
     redisExecuted: Object.values(redisByCommand).reduce((sum, calls) => sum + calls, 0),
-    cpu,
+    cpuMs: sum('cpuMicros') / 1_000,
+    pgCpuMs: cpu.postgres,
+    redisCpuMs: cpu.redis,
+    loadCpuMs: cpu.load,
+    machineCpuMs: cpu.machine,
   };
 }
 
-/** What happened between two snapshots, less what the idle app would have done meanwhile, per `divisor`. */
+/** What happened between two readings, less what the idle app would have done meanwhile, per `divisor`. */
 function costs(before: Counters, after: Counters, divisor: number, idle?: Costs): Costs {
-  const ms = after.at - before.at;
-  const per = (delta: number, idlePerMs = 0) => (delta - idlePerMs * ms) / divisor;
-  return {
-    pgStatements: per(after.pgStatements - before.pgStatements, idle?.pgStatements),
-    pgRoundTrips: per(after.pgRoundTrips - before.pgRoundTrips, idle?.pgRoundTrips),
-    pgTransactions: per(after.pgTransactions - before.pgTransactions, idle?.pgTransactions),
-    xactCommit: per(after.xactCommit - before.xactCommit, idle?.xactCommit),
-    redisCommands: per(after.redisCommands - before.redisCommands, idle?.redisCommands),
-    redisRoundTrips: per(after.redisRoundTrips - before.redisRoundTrips, idle?.redisRoundTrips),
-    redisExecuted: per(after.redisExecuted - before.redisExecuted, idle?.redisExecuted),
-    cpuMs: per((after.cpuMicros - before.cpuMicros) / 1_000, idle?.cpuMs),
-    pgCpuMs: per(after.cpu.postgres - before.cpu.postgres, idle?.pgCpuMs),
-    redisCpuMs: per(after.cpu.redis - before.cpu.redis, idle?.redisCpuMs),
-    loadCpuMs: per(after.cpu.load - before.cpu.load, idle?.loadCpuMs),
-    machineCpuMs: per(after.cpu.machine - before.cpu.machine, idle?.machineCpuMs),
-  };
+  const { at, ...per } = after;
+  for (const key of Object.keys(per) as Array<keyof Costs>)
+    per[key] = (after[key] - before[key] - (idle?.[key] ?? 0) * (at - before.at)) / divisor;
+  return per;
 }
 
 function errorsOf(offered: Offered[]): number {
@@ -268,10 +256,6 @@ function durations(finished: Finished[]): Durations {
     p99: percentile(sorted, 99),
     max: sorted.at(-1) ?? NaN,
   };
-}
-
-function tally(finished: Finished[]): Record<string, number> {
-  return finished.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.status]: (acc[f.status] ?? 0) + 1 }), {});
 }
 
 interface WindowReport extends Durations {
@@ -300,7 +284,7 @@ async function measureWindow(context: Context, rate: number, label: string): Pro
     rate,
     checkouts: ids.length,
     errors: errorsOf(offered),
-    outcomes: tally(finished),
+    outcomes: tally(finished.map((f) => f.status)),
     ...durations(finished),
     perCheckout: costs(before, after, ids.length, context.idle),
     cores: coresBetween(before, after),
@@ -387,27 +371,20 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
   const steps: Step[] = [];
   let highest: Step | undefined;
   let firstNot: Step | undefined;
-  for (let rate = RAMP_FROM; rate <= RAMP_MAX && !firstNot; rate = Math.round(rate * RAMP_FACTOR)) {
+  const tryRate = async (rate: number) => {
     const step = await rampStep(context, rate);
     steps.push(step);
     if (step.sustained) highest = step;
     else firstNot = step;
-  }
+  };
+  for (let rate = RAMP_FROM; rate <= RAMP_MAX && !firstNot; rate = Math.round(rate * RAMP_FACTOR)) await tryRate(rate);
   // Not even the first rate (a slow or busy machine): halve until one is sustained.
   // Not below 1/s: Math.round(1 / 2) is 1 again, which would never end.
-  while (!highest && firstNot && firstNot.rate > 1) {
-    const step = await rampStep(context, Math.round(firstNot.rate / 2));
-    steps.push(step);
-    if (step.sustained) highest = step;
-    else firstNot = step;
-  }
+  while (!highest && firstNot && firstNot.rate > 1) await tryRate(Math.round(firstNot.rate / 2));
   for (let i = 0; i < REFINE_STEPS && highest && firstNot; i += 1) {
     const rate = Math.round(Math.sqrt(highest.rate * firstNot.rate));
     if (rate <= highest.rate || rate >= firstNot.rate) break;
-    const step = await rampStep(context, rate);
-    steps.push(step);
-    if (step.sustained) highest = step;
-    else firstNot = step;
+    await tryRate(rate);
   }
   return { steps, highest, firstNot };
 }
@@ -443,9 +420,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
   await recreateBenchDatabase();
   await redis.flushAll();
   const env = {
-    DATABASE_URL: BENCH_DATABASE_URL,
     REDIS_URL: redis.url,
-    ...PROBED_APP_ENV,
     ...(peer ? { PEER: peer } : {}),
     ...appEnvOverrides(),
   };

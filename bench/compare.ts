@@ -5,14 +5,18 @@ import { CheckoutApi } from '../src/modules/checkout';
 import { IdentityApi } from '../src/modules/identity';
 import { Invariants } from '../src/operations/invariants';
 import {
+  BENCH_DATABASE_URL,
   cleanRedis,
   machine,
   migrateBenchDatabase,
   percentile,
   recreateBenchDatabase,
   startApp,
+  statsSettle,
+  transactionsCommitted,
   until,
 } from './bench-env';
+import { FINAL_STATUSES, tally } from './checkout-load';
 import { phase, track } from './progress';
 import { printTable, writeFigures } from './report';
 
@@ -30,7 +34,6 @@ import { printTable, writeFigures } from './report';
 
 const MODES = ['choreography', 'orchestration'] as const;
 type Mode = (typeof MODES)[number];
-const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
 const REPEAT = Number(process.env.COMPARE_REPEAT ?? 20);
 /** Business checkouts in flight at once: a steady load, not a stampede. */
 const IN_FLIGHT = Number(process.env.COMPARE_IN_FLIGHT ?? 8);
@@ -141,15 +144,7 @@ interface ModeReport {
   invariants: { checked: number; violations: number };
 }
 
-async function committedTransactions(dataSource: DataSource): Promise<number> {
-  const [row] = await dataSource.query<Array<{ n: string }>>(
-    `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
-  );
-  return Number(row.n);
-}
-
-/** Postgres publishes its counters about once a second: wait for them before reading. */
-const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+const committedTransactions = () => transactionsCommitted(BENCH_DATABASE_URL);
 
 async function outcomesOf(dataSource: DataSource, ids: Map<string, string>): Promise<Outcome[]> {
   const rows = await dataSource.query<Array<{ id: string; status: string; ms: number; messages: number }>>(
@@ -175,7 +170,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   const allDone = (ids: string[]) => async () => {
     const [{ n }] = await dataSource.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = ANY($2)`,
-      [ids, FINAL],
+      [ids, FINAL_STATUSES],
     );
     return n === ids.length;
   };
@@ -183,13 +178,13 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   // What the app spends on its own (timers, sweeps) while idle, to subtract from the batch.
   phase(`${mode}: measuring what the idle app commits`);
   await statsSettle();
-  const idleFrom = await committedTransactions(dataSource);
+  const idleFrom = await committedTransactions();
   const idleStarted = Date.now();
   await statsSettle();
-  const idlePerMs = ((await committedTransactions(dataSource)) - idleFrom) / (Date.now() - idleStarted);
+  const idlePerMs = ((await committedTransactions()) - idleFrom) / (Date.now() - idleStarted);
 
   const scenarioOf = new Map<string, string>();
-  const before = await committedTransactions(dataSource);
+  const before = await committedTransactions();
   const batchStarted = Date.now();
   const queue = BUSINESS.flatMap((scenario) => Array.from({ length: REPEAT }, () => scenario));
   const business: string[] = [];
@@ -210,7 +205,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   );
   stopTracking();
   await statsSettle();
-  const transactions = (await committedTransactions(dataSource)) - before - idlePerMs * (Date.now() - batchStarted);
+  const transactions = (await committedTransactions()) - before - idlePerMs * (Date.now() - batchStarted);
 
   const faulted: string[] = [];
   for (const [index, scenario] of FAULTS.entries()) {
@@ -227,8 +222,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   const businessOutcomes = outcomes.filter((o) => business.includes(o.id));
   const durations = businessOutcomes.map((o) => o.durationMs).sort((a, b) => a - b);
   const invariants = await app.get(Invariants).check([...scenarioOf.keys()]);
-  const count = (statuses: Outcome[]) =>
-    statuses.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});
+  const count = (outcomes: Outcome[]) => tally(outcomes.map((o) => o.status));
   const byScenario = (list: Outcome[], scenarios: Scenario[]) =>
     Object.fromEntries(
       scenarios.map(({ name, faults: rules }) => {
@@ -276,7 +270,7 @@ function tableOf(reports: Record<Mode, ModeReport>): TableRow[] {
   const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   // The business checkouts and the fault scenarios apart: docs/performance.md's table counts them so.
   const tally = (counts: Record<string, number>) =>
-    [...FINAL, 'PENDING']
+    [...FINAL_STATUSES, 'PENDING']
       .filter((status) => counts[status])
       .map((status) => `${counts[status]} ${status.toLowerCase()}`)
       .join(', ');
