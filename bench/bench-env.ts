@@ -16,7 +16,8 @@ export const BENCH_DATABASE_URL =
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const benchPrefix = `bench-${randomBytes(3).toString('hex')}`;
 
-function withDatabase(url: string, name: string): string {
+/** `url` with its database name replaced by `name`. */
+export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();

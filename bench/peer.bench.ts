@@ -1,4 +1,4 @@
-import { Logger, run, runMigrations } from 'graphile-worker';
+import { Logger, run, runMigrations, type Task } from 'graphile-worker';
 import { Client, Pool } from 'pg';
 import {
   BENCH_DATABASE_URL,
@@ -10,6 +10,7 @@ import {
   recreateDatabase,
   statsSettle,
   transactionsCommitted,
+  withDatabase,
 } from './bench-env';
 import { phase, track } from './progress';
 import { printTable } from './report';
@@ -32,18 +33,27 @@ const OUR_CONCURRENCY = 64; // the workers' default (OUTBOX_WORKER_CONCURRENCY)
 
 const silent = new Logger(() => () => undefined);
 
-function peerDatabaseUrl(): string {
-  const url = new URL(BENCH_DATABASE_URL);
-  url.pathname = `/${decodeURIComponent(url.pathname.slice(1))}_peer`;
-  return url.toString();
-}
-
+/** The peer's database, `<bench database>_peer`, recreated for each measure. */
 async function recreatePeerDatabase(): Promise<string> {
-  const url = peerDatabaseUrl();
+  const url = withDatabase(
+    BENCH_DATABASE_URL,
+    `${decodeURIComponent(new URL(BENCH_DATABASE_URL).pathname.slice(1))}_peer`,
+  );
   await recreateDatabase(url);
   await runMigrations({ connectionString: url, logger: silent });
   return url;
 }
+
+/** One graphile-worker process on the peer's database, with its one task. */
+const startWorker = (url: string, concurrency: number, noop: Task) =>
+  run({
+    connectionString: url,
+    concurrency,
+    maxPoolSize: concurrency + 2, // graphile-worker's advice: at least concurrency + 2
+    noHandleSignals: true,
+    logger: silent,
+    taskList: { noop },
+  });
 
 /**
  * A backlog of JOBS no-op jobs, then one worker process at `concurrency` draining it: jobs per
@@ -70,14 +80,7 @@ async function peerDrain(
   let done = 0;
   const stopTracking = track(`peer: jobs done at concurrency ${concurrency}`, JOBS, () => done);
   const started = Date.now();
-  const runner = await run({
-    connectionString: url,
-    concurrency,
-    maxPoolSize: concurrency + 2, // graphile-worker's advice: at least concurrency + 2
-    noHandleSignals: true,
-    logger: silent,
-    taskList: { noop: async () => void (done += 1) },
-  });
+  const runner = await startWorker(url, concurrency, async () => void (done += 1));
   const deadline = started + DRAIN_SECONDS * 1_000;
   while (done < JOBS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   const jobsPerSecond = done / ((Date.now() - started) / 1_000);
@@ -99,16 +102,11 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
   const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
   phase(`peer: graphile-worker delay at ${rate} jobs/s, ${total} one-job transactions over ${LOAD_SECONDS} s`);
   const delays: number[] = [];
-  const runner = await run({
-    connectionString: url,
+  const runner = await startWorker(
+    url,
     concurrency,
-    maxPoolSize: concurrency + 2,
-    noHandleSignals: true,
-    logger: silent,
-    taskList: {
-      noop: async (payload) => void delays.push(Date.now() - (payload as { enqueuedAt: number }).enqueuedAt),
-    },
-  });
+    async (payload) => void delays.push(Date.now() - (payload as { enqueuedAt: number }).enqueuedAt),
+  );
   const producers = new Pool({ connectionString: url, max: 16 });
   const stopTracking = track(`peer: ${rate} jobs/s, started`, total, () => delays.length);
   const cpuAtStart = process.cpuUsage();
