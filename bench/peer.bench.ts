@@ -14,7 +14,7 @@ import {
 } from './bench-env';
 import { phase, track } from './progress';
 import { printTable } from './report';
-import { type Latency, latencyAt, outboxDrain } from './relay-path';
+import { type Latency, latencyAt, LIGHT_RATE, LOAD_SECONDS, outboxDrain } from './relay-path';
 
 /**
  * The peer: what a user would pick instead of an outbox in front of BullMQ, a Postgres job queue
@@ -25,11 +25,8 @@ import { type Latency, latencyAt, outboxDrain } from './relay-path';
 const JOBS = Number(process.env.BENCH_PEER_JOBS ?? 10_000);
 const DRAIN_SECONDS = Number(process.env.BENCH_PEER_DRAIN_SECONDS ?? 10);
 const CONCURRENCIES = (process.env.BENCH_PEER_CONCURRENCY ?? '20,50').split(',').map(Number);
-const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
-const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 /** Our side: the relay benchmark's (b) and (c), smaller. */
 const OUR_EVENTS = Number(process.env.BENCH_PEER_OUR_EVENTS ?? 10_000);
-const OUR_CONCURRENCY = 64; // the workers' default (OUTBOX_WORKER_CONCURRENCY)
 
 const silent = new Logger(() => () => undefined);
 
@@ -150,11 +147,11 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
   let ours: { eventsPerSecond: number; transactionsPerEvent: number; light: Latency };
   try {
     const committedBefore = await transactionsCommitted(BENCH_DATABASE_URL);
-    const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, OUR_CONCURRENCY, 'peer:');
+    const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, 'peer:');
     await statsSettle();
     // The seed, the app's start and its idle timers are in it too: a few dozen against thousands.
     const transactionsPerEvent = ((await transactionsCommitted(BENCH_DATABASE_URL)) - committedBefore - 1) / OUR_EVENTS;
-    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS, 'peer:');
+    const light = await latencyAt(app, 'light', 'peer:');
     await app.close();
     ours = { eventsPerSecond, transactionsPerEvent, light };
   } finally {

@@ -18,6 +18,12 @@ class BenchPayload {
 export const BenchHappened = defineEvent('bench.something-happened.v1', BenchPayload);
 export const payload = (seq: number) => ({ seq, note: 'a payload of a typical size, with a few fields in it' });
 
+/** The relay benchmarks' sizes (docs/performance.md lists them), shared by relay, relays and peer. */
+export const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+export const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
+export const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
+export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+
 @Injectable()
 export class NoopConsumer {
   handled = 0;
@@ -72,7 +78,6 @@ export interface Latency {
  */
 export async function outboxDrain(
   events: number,
-  concurrency: number,
   tag = '(b)',
 ): Promise<{ eventsPerSecond: number; app: INestApplicationContext }> {
   phase(`${tag} our path: writing a backlog of ${events} outbox rows`);
@@ -81,7 +86,7 @@ export async function outboxDrain(
   await writeBacklog(seed, 1, events);
   await seed.destroy();
 
-  const app = await startApp({ ...RELAY_PATH_ENV, OUTBOX_WORKER_CONCURRENCY: String(concurrency) }, [BenchModule]);
+  const app = await startApp({ ...RELAY_PATH_ENV, OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY) }, [BenchModule]);
   const consumer = app.get(NoopConsumer);
   const handledAtStart = consumer.handled;
   phase(`${tag} our path: relaying the backlog to a no-op consumer with inbox deduplication`);
@@ -93,29 +98,23 @@ export async function outboxDrain(
 }
 
 /**
- * (c) An open-loop load: `rate` business transactions a second, each writing one event, whatever
- * the system's state, for `seconds`; each message's delay runs from being written (inside its
+ * (c) An open-loop load: LIGHT_RATE business transactions a second, each writing one event, whatever
+ * the system's state, for LOAD_SECONDS; each message's delay runs from being written (inside its
  * transaction) to being handled. The producers run in the same process as the relay and the
  * workers, on the same machine as Postgres and Redis.
  */
-export async function latencyAt(
-  app: INestApplicationContext,
-  rate: number,
-  label: string,
-  seconds: number,
-  tag = '(c)',
-): Promise<Latency> {
+export async function latencyAt(app: INestApplicationContext, label: string, tag = '(c)'): Promise<Latency> {
   const consumer = app.get(NoopConsumer);
   const txHost = app.get(TransactionHost);
   const publisher = app.get(OutboxPublisher);
   consumer.delays = [];
-  const total = Math.max(1, Math.round(rate * seconds));
+  const total = Math.max(1, Math.round(LIGHT_RATE * LOAD_SECONDS));
   const target = consumer.handled + total;
-  phase(`${tag} delay at ${rate} events/s (${label}): ${total} one-event transactions over ${seconds} s`);
+  phase(`${tag} delay at ${LIGHT_RATE} events/s (${label}): ${total} one-event transactions over ${LOAD_SECONDS} s`);
   const stopTracking = track(`${tag} ${label}: handled`, total, () => consumer.handled - (target - total));
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
-  await openLoop(rate, total, (seq) => {
+  await openLoop(LIGHT_RATE, total, (seq) => {
     void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
   });
   await until(() => consumer.handled >= target, 300_000);
@@ -136,7 +135,7 @@ export async function latencyAt(
       [label],
     );
   return {
-    rate,
+    rate: LIGHT_RATE,
     p50: percentile(delays, 50),
     p99: percentile(delays, 99),
     max: delays.at(-1) ?? NaN,

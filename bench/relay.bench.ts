@@ -1,7 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import {
   BENCH_REDIS_URL,
   benchPrefix,
@@ -12,14 +11,10 @@ import {
 } from './bench-env';
 import { phase, track } from './progress';
 import { printTable } from './report';
-import { BenchHappened, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
+import { BenchHappened, CONCURRENCY, EVENTS, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
 import { RELAYS, relaysSideBySide, relaysTable } from './relays.bench';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
-const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
 const RELAY_BATCH = 500; // the relay's default (OUTBOX_RELAY_BATCH_SIZE)
-const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
-const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
 
 /**
  * (a) BullMQ alone, doing what our relay and workers do minus Postgres: bulk-adding a backlog of
@@ -83,11 +78,11 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
   await migrateBenchDatabase();
   try {
     const raw = await rawBullmq();
-    const { eventsPerSecond, app } = await outboxDrain(EVENTS, CONCURRENCY);
-    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS);
+    const { eventsPerSecond, app } = await outboxDrain(EVENTS);
+    const light = await latencyAt(app, 'light');
     await app.close();
     phase('relay: done');
-    const relays = await relaysBenchmarkFigures();
+    const relays = await relaysSideBySide();
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const ms = (n: number) => `${n.toFixed(1)} ms`;
     const latencyRows = (name: string, l: Latency) => [
@@ -125,24 +120,6 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
       light,
       relays,
     };
-  } finally {
-    await cleanRedis();
-  }
-}
-
-/** (f) of relay: both relays on one Postgres with wal_level=logical, with this benchmark's sizes. */
-const relaysBenchmarkFigures = () =>
-  relaysSideBySide({ events: EVENTS, concurrency: CONCURRENCY, lightRate: LIGHT_RATE, loadSeconds: LOAD_SECONDS });
-
-/** `npm run bench -- relays`: (f) alone. */
-export async function relaysBenchmark(): Promise<Record<string, unknown>> {
-  try {
-    const relays = await relaysBenchmarkFigures();
-    const table = relaysTable(relays);
-    const measuredAt = new Date().toISOString();
-    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
-    printTable([['', ...RELAYS], ...table.map((row) => [row.figure, row.polling, row.logical])], 'lll');
-    return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
   } finally {
     await cleanRedis();
   }

@@ -3,10 +3,23 @@ import { DataSource } from 'typeorm';
 import { LogicalRelay } from '../src/infra/outbox/relaying/logical-relay';
 import { OUTBOX_CHANNEL } from '../src/infra/outbox/relaying/outbox.relay';
 import { LogicalPostgres } from '../test/support/logical-postgres';
-import { migrateBenchDatabase, startApp, until } from './bench-env';
+import { cpus, loadavg } from 'node:os';
+import { cleanRedis, migrateBenchDatabase, startApp, until } from './bench-env';
 import { postgresCpuMs } from './machine-cpu';
 import { phase, track } from './progress';
-import { BenchModule, type Latency, latencyAt, NoopConsumer, RELAY_PATH_ENV, writeBacklog } from './relay-path';
+import {
+  BenchModule,
+  CONCURRENCY,
+  EVENTS,
+  type Latency,
+  latencyAt,
+  LIGHT_RATE,
+  LOAD_SECONDS,
+  NoopConsumer,
+  RELAY_PATH_ENV,
+  writeBacklog,
+} from './relay-path';
+import { printTable } from './report';
 
 export const RELAYS = ['polling', 'logical'] as const;
 type Relay = (typeof RELAYS)[number];
@@ -31,12 +44,7 @@ export interface RelayFigures {
  * open-loop load, and the CPU that Postgres (all its processes: the producers' backends, the
  * relay's, the WAL sender's decoding) spends a message, and a second when idle.
  */
-export async function relaysSideBySide(options: {
-  events: number;
-  concurrency: number;
-  lightRate: number;
-  loadSeconds: number;
-}): Promise<RelayFigures[]> {
+export async function relaysSideBySide(): Promise<RelayFigures[]> {
   phase('(f) both relays: starting a Postgres with wal_level=logical');
   const server = await LogicalPostgres.start();
   const cpuMs = () => {
@@ -53,7 +61,7 @@ export async function relaysSideBySide(options: {
           ...RELAY_PATH_ENV,
           DATABASE_URL: url,
           OUTBOX_RELAY: relay,
-          OUTBOX_WORKER_CONCURRENCY: String(options.concurrency),
+          OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY),
         },
         [BenchModule],
       );
@@ -65,13 +73,12 @@ export async function relaysSideBySide(options: {
         const idlePostgresMsPerSecond = (cpuMs() - idleAt) / 3;
 
         const drainAt = cpuMs();
-        const drainPerSecond = await drainWhileRunning(app, url, options.events, relay);
-        const drainPostgresMicros = ((cpuMs() - drainAt) * 1_000) / options.events;
+        const drainPerSecond = await drainWhileRunning(app, url, EVENTS, relay);
+        const drainPostgresMicros = ((cpuMs() - drainAt) * 1_000) / EVENTS;
 
         const lightAt = cpuMs();
-        const light = await latencyAt(app, options.lightRate, `light-${relay}`, options.loadSeconds, `(f) ${relay}`);
-        const lightPostgresMicros =
-          ((cpuMs() - lightAt) * 1_000) / Math.max(1, Math.round(options.lightRate * options.loadSeconds));
+        const light = await latencyAt(app, `light-${relay}`, `(f) ${relay}`);
+        const lightPostgresMicros = ((cpuMs() - lightAt) * 1_000) / Math.max(1, Math.round(LIGHT_RATE * LOAD_SECONDS));
         figures.push({
           relay,
           drainPerSecond,
@@ -149,4 +156,18 @@ export function relaysTable(figures: RelayFigures[]): RelaysTableRow[] {
     ),
     row('Postgres CPU a second, idle', (f) => `${f.idlePostgresMsPerSecond.toFixed(1)} ms`),
   ];
+}
+
+/** `npm run bench -- relays`: (f) alone. */
+export async function relaysBenchmark(): Promise<Record<string, unknown>> {
+  try {
+    const relays = await relaysSideBySide();
+    const table = relaysTable(relays);
+    const measuredAt = new Date().toISOString();
+    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
+    printTable([['', ...RELAYS], ...table.map((row) => [row.figure, row.polling, row.logical])], 'lll');
+    return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
+  } finally {
+    await cleanRedis();
+  }
 }

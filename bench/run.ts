@@ -1,7 +1,8 @@
 import { checkoutBenchmark } from './checkout.bench';
 import { peerBenchmark } from './peer.bench';
 import { redisBurstBenchmark } from './redis-burst.bench';
-import { relayBenchmark, relaysBenchmark } from './relay.bench';
+import { relayBenchmark } from './relay.bench';
+import { relaysBenchmark } from './relays.bench';
 import { writeFigures } from './report';
 
 /**
