@@ -92,6 +92,20 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** How some durations spread: their median, p95, p99 and longest (NaN for none). */
+export interface Distribution {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export function distribution(values: number[]): Distribution {
+  const sorted = [...values].sort((a, b) => a - b);
+  const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+  return { p50, p95, p99, max: sorted.at(-1) ?? NaN };
+}
+
 export async function until(
   check: () => boolean | Promise<boolean>,
   timeoutMs: number,

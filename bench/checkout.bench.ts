@@ -1,6 +1,13 @@
 import { Client } from 'pg';
 import { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, statsSettle } from './bench-env';
+import {
+  BENCH_DATABASE_URL,
+  distribution,
+  type Distribution,
+  machine,
+  recreateBenchDatabase,
+  statsSettle,
+} from './bench-env';
 import {
   CheckoutLoad,
   type Finished,
@@ -241,24 +248,10 @@ function errorsOf(offered: Offered[]): number {
   return offered.filter((o) => o.status !== 202).length;
 }
 
-interface Durations {
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
+/** How long the checkouts of a window or a step took (their server-side durations). */
+const durations = (finished: Finished[]): Distribution => distribution(finished.map((f) => f.durationMs));
 
-function durations(finished: Finished[]): Durations {
-  const sorted = finished.map((f) => f.durationMs).sort((a, b) => a - b);
-  return {
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? NaN,
-  };
-}
-
-interface WindowReport extends Durations {
+interface WindowReport extends Distribution {
   rate: number;
   checkouts: number;
   errors: number;

@@ -9,7 +9,8 @@ import {
   cleanRedis,
   machine,
   migrateBenchDatabase,
-  percentile,
+  distribution,
+  type Distribution,
   recreateBenchDatabase,
   startApp,
   statsSettle,
@@ -130,10 +131,7 @@ interface Outcome {
 interface ModeReport {
   /** Final statuses: of the business checkouts (REPEAT of each), and of the fault scenarios (one each). */
   outcomes: { business: Record<string, number>; faults: Record<string, number> };
-  business: {
-    p50: number;
-    p95: number;
-    p99: number;
+  business: Distribution & {
     /** Every business checkout's duration, sorted: the distribution the console draws. */
     durationsMs: number[];
     messagesPerCheckout: number;
@@ -228,18 +226,22 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
       scenarios.map(({ name, faults: rules }) => {
         const runs = list.filter((o) => o.scenario === name);
         const statuses = [...new Set(runs.map((o) => o.status))].join('/');
-        const duration = runs.map((o) => o.durationMs).sort((a, b) => a - b);
         const rule = rules?.[0];
         const fault = rule && (rule.point.startsWith('compensation:') ? 'compensation-fail' : rule.action);
-        return [name, { status: statuses, durationMs: percentile(duration, 50), ...(fault ? { fault } : {}) }];
+        return [
+          name,
+          {
+            status: statuses,
+            durationMs: distribution(runs.map((o) => o.durationMs)).p50,
+            ...(fault ? { fault } : {}),
+          },
+        ];
       }),
     );
   return {
     outcomes: { business: count(businessOutcomes), faults: count(outcomes.filter((o) => faulted.includes(o.id))) },
     business: {
-      p50: percentile(durations, 50),
-      p95: percentile(durations, 95),
-      p99: percentile(durations, 99),
+      ...distribution(durations),
       durationsMs: durations.map((ms) => Math.round(ms)),
       messagesPerCheckout: businessOutcomes.reduce((sum, o) => sum + o.messages, 0) / businessOutcomes.length,
       transactionsPerCheckout: transactions / business.length,

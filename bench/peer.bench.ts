@@ -4,8 +4,8 @@ import {
   BENCH_DATABASE_URL,
   cleanRedis,
   migrateBenchDatabase,
+  distribution,
   openLoop,
-  percentile,
   recreateBenchDatabase,
   recreateDatabase,
   statsSettle,
@@ -129,12 +129,9 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
   const cpu = process.cpuUsage(cpuAtStart);
   await runner.stop();
   await producers.end();
-  const sorted = [...delays].sort((a, b) => a - b);
   return {
     rate,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? NaN,
+    ...distribution(delays),
     nodeCpu: (cpu.user + cpu.system) / 1_000 / (Date.now() - started),
   };
 }

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { IsInt, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Consumer, defineEvent, type Delivery, OnEvent, OutboxPublisher } from '../src/infra/outbox';
-import { BENCH_DATABASE_URL, openLoop, percentile, startApp, until } from './bench-env';
+import { BENCH_DATABASE_URL, distribution, type Distribution, openLoop, startApp, until } from './bench-env';
 import { phase, track } from './progress';
 
 /**
@@ -58,11 +58,8 @@ export async function writeBacklog(seed: DataSource, from: number, to: number): 
   );
 }
 
-export interface Latency {
+export interface Latency extends Distribution {
   rate: number;
-  p50: number;
-  p99: number;
-  max: number;
   /** From the row being written to the relay marking it pushed. */
   relay: { p50: number; p99: number };
   /** From being pushed to the consumer recording it in its inbox. */
@@ -121,7 +118,7 @@ export async function latencyAt(app: INestApplicationContext, label: string, tag
   stopTracking();
   const cpu = process.cpuUsage(cpuAtStart);
   const nodeCpu = (cpu.user + cpu.system) / 1_000 / (Date.now() - started);
-  const delays = [...consumer.delays].sort((a, b) => a - b);
+  const delays = distribution(consumer.delays);
   consumer.delays = undefined;
   const [stages] = await app
     .get(DataSource)
@@ -136,9 +133,7 @@ export async function latencyAt(app: INestApplicationContext, label: string, tag
     );
   return {
     rate: LIGHT_RATE,
-    p50: percentile(delays, 50),
-    p99: percentile(delays, 99),
-    max: delays.at(-1) ?? NaN,
+    ...delays,
     relay: { p50: stages.relay_p50, p99: stages.relay_p99 },
     consume: { p50: stages.consume_p50, p99: stages.consume_p99 },
     nodeCpu,
