@@ -16,7 +16,8 @@ export const BENCH_DATABASE_URL =
 export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const benchPrefix = `bench-${randomBytes(3).toString('hex')}`;
 
-function withDatabase(url: string, name: string): string {
+/** `url` with its database name replaced by `name`. */
+export function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
@@ -91,6 +92,20 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** How some durations spread: their median, p95, p99 and longest (NaN for none). */
+export interface Distribution {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export function distribution(values: number[]): Distribution {
+  const sorted = [...values].sort((a, b) => a - b);
+  const [p50, p95, p99] = [50, 95, 99].map((p) => percentile(sorted, p));
+  return { p50, p95, p99, max: sorted.at(-1) ?? NaN };
+}
+
 export async function until(
   check: () => boolean | Promise<boolean>,
   timeoutMs: number,
@@ -101,6 +116,31 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`benchmark condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * An open-loop load: `send(0)` to `send(total - 1)`, spread evenly at `rate` a second from now,
+ * each when its time comes whether or not the earlier ones are done (the calls a system under load
+ * gets). Resolves once the last is sent, or as soon as `stop()` says so.
+ */
+export function openLoop(
+  rate: number,
+  total: number,
+  send: (index: number) => void,
+  stop: () => boolean = () => false,
+): Promise<void> {
+  const started = performance.now();
+  let sent = 0;
+  return new Promise((resolve) => {
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - started) / 1_000) * rate) + 1);
+      for (; sent < due; sent += 1) send(sent);
+      if (sent >= total || stop()) {
+        clearInterval(tick);
+        resolve();
+      }
+    }, 2);
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, until } from './bench-env';
+import { BENCH_DATABASE_URL, openLoop, until } from './bench-env';
 
 /** What a buyer asks for in each scenario of the mix; the buyer's country and status decide the rest. */
 const SCENARIOS = {
@@ -15,6 +15,10 @@ type ScenarioName = keyof typeof SCENARIOS;
 type BuyerKind = (typeof SCENARIOS)[ScenarioName]['buyer'];
 
 export const FINAL_STATUSES = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
+
+/** How many of each status: `{ COMPLETED: 18, FAILED: 2 }`. */
+export const tally = (statuses: string[]): Record<string, number> =>
+  statuses.reduce<Record<string, number>>((acc, status) => ({ ...acc, [status]: (acc[status] ?? 0) + 1 }), {});
 
 /**
  * `happy=8,card-declined=1,not-licensed=1` (a name alone weighs 1): the scenarios, repeated in
@@ -101,19 +105,8 @@ export class CheckoutLoad {
     offered: Offered[] = [],
     stop: () => boolean = () => false,
   ): Promise<Offered[]> {
-    const total = Math.max(1, Math.round(rate * seconds));
     const answers: Array<Promise<void>> = [];
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      const tick = setInterval(() => {
-        const due = Math.min(total, Math.floor(((performance.now() - started) / 1_000) * rate) + 1);
-        while (offered.length < due) answers.push(this.send(mode, offered));
-        if (offered.length >= total || stop()) {
-          clearInterval(tick);
-          resolve();
-        }
-      }, 2);
-    });
+    await openLoop(rate, Math.max(1, Math.round(rate * seconds)), () => answers.push(this.send(mode, offered)), stop);
     await Promise.all(answers);
     return offered;
   }

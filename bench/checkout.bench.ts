@@ -1,6 +1,5 @@
-import { Client } from 'pg';
 import { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, machine, percentile, recreateBenchDatabase, statsSettle } from './bench-env';
+import { distribution, type Distribution, machine, recreateBenchDatabase, statsSettle } from './bench-env';
 import {
   CheckoutLoad,
   type Finished,
@@ -9,13 +8,16 @@ import {
   type Offered,
   parseMix,
   redisCommandStats,
+  tally,
 } from './checkout-load';
-import { cores, cpuTimes, type CpuTimes } from './machine-cpu';
+import { cores, cpuTimes } from './machine-cpu';
 import type { ProbeCounters } from './app-probe';
 import { peerBenchmark } from './peer.bench';
 import { PEER_ENGINES, type PeerEngineName } from './peers/peer-engine';
-import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, ProbedApp } from './probed-app';
 import { phase } from './progress';
+import { printTable } from './report';
+import { VacuumStandIn } from './vacuum-stand-in';
 
 /**
  * `npm run bench -- checkout`: whole checkouts as users run them, over REST against the app in
@@ -59,92 +61,17 @@ function appEnvOverrides(): Record<string, string> {
   );
 }
 
-/**
- * Autovacuum's part, where the server has it off (a test machine's setting; Postgres's default is
- * on): `VACUUM (ANALYZE)` of the bench database every VACUUM_SECONDS, as an autovacuum set for
- * queue-like tables would do. Without it the outbox's and the read model's dead rows pile up for
- * the whole run, and the plans that prepared statements keep, made while the tables were empty,
- * are never made again (only ANALYZE does that): each checkout then costs Postgres more than the
- * one before, which no user with autovacuum on sees. Its CPU counts as Postgres's.
- */
-class VacuumStandIn {
-  vacuums = 0;
-  ms = 0;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private held = false;
-
-  private constructor(private readonly client: Client) {}
-
-  /** Starts one when the server does not vacuum on its own and VACUUM_SECONDS is not 0. */
-  static async start(): Promise<VacuumStandIn | undefined> {
-    if (VACUUM_SECONDS <= 0) return undefined;
-    const client = new Client({ connectionString: BENCH_DATABASE_URL });
-    await client.connect();
-    const { rows } = await client.query<{ autovacuum: string }>('SHOW autovacuum');
-    if (rows[0].autovacuum === 'on') {
-      await client.end();
-      return undefined;
-    }
-    const standIn = new VacuumStandIn(client);
-    standIn.timer = setInterval(() => {
-      if (!standIn.held) standIn.running ??= standIn.vacuum().finally(() => (standIn.running = undefined));
-    }, VACUUM_SECONDS * 1_000);
-    return standIn;
-  }
-
-  /** A VACUUM that fails (its connection lost, say) is neither counted nor timed. */
-  private async vacuum(): Promise<void> {
-    const started = Date.now();
-    const done = await this.client.query('VACUUM (ANALYZE)').then(
-      () => true,
-      () => false,
-    );
-    if (!done) return;
-    this.vacuums += 1;
-    this.ms += Date.now() - started;
-  }
-
-  /**
-   * Runs `work` with no VACUUM under way: the idle app's window, whose costs are taken off every
-   * window after it. A VACUUM there would be charged to no checkout; in a window it is charged to
-   * the checkouts whose dead rows it clears, as autovacuum's work would be.
-   */
-  async without<T>(work: () => Promise<T>): Promise<T> {
-    this.held = true;
-    try {
-      await this.running;
-      return await work();
-    } finally {
-      this.held = false;
-    }
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-    await this.client.end();
-  }
-}
-
-/** Counters of everything that a checkout costs, summed over the app processes. */
-interface Counters extends ProbeCounters {
-  at: number;
-  /** pg_stat_database's xact_commit, less the monitor's own statements. */
-  xactCommit: number;
-  /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
-  redisExecuted: number;
-  /** CPU used so far by everything else on the machine. */
-  cpu: CpuTimes;
-}
-
+/** Everything a checkout costs: totals so far in a reading (Counters), per checkout in a window's report. */
 interface Costs {
+  /** The app's, as its probe counts them (ProbeCounters), summed over its processes. */
   pgStatements: number;
   pgRoundTrips: number;
   pgTransactions: number;
+  /** pg_stat_database's xact_commit, less the monitor's own statements. */
   xactCommit: number;
   redisCommands: number;
   redisRoundTrips: number;
+  /** Redis's INFO commandstats calls, every command run (those inside BullMQ's scripts too). */
   redisExecuted: number;
   /** CPU of the app's processes. */
   cpuMs: number;
@@ -154,6 +81,11 @@ interface Costs {
   loadCpuMs: number;
   /** Every process on the machine. */
   machineCpuMs: number;
+}
+
+/** A reading of every count, and when it was taken. */
+interface Counters extends Costs {
+  at: number;
 }
 
 /** How many cores' worth each part of the machine used while a load ran. */
@@ -166,14 +98,13 @@ interface Cores {
 }
 
 function coresBetween(before: Counters, after: Counters): Cores {
-  const ms = after.at - before.at;
-  const used = (delta: number) => delta / ms;
+  const used = (key: keyof Costs) => (after[key] - before[key]) / (after.at - before.at);
   return {
-    app: used((after.cpuMicros - before.cpuMicros) / 1_000),
-    postgres: used(after.cpu.postgres - before.cpu.postgres),
-    redis: used(after.cpu.redis - before.cpu.redis),
-    load: used(after.cpu.load - before.cpu.load),
-    machine: used(after.cpu.machine - before.cpu.machine),
+    app: used('cpuMs'),
+    postgres: used('pgCpuMs'),
+    redis: used('redisCpuMs'),
+    load: used('loadCpuMs'),
+    machine: used('machineCpuMs'),
   };
 }
 
@@ -209,71 +140,43 @@ interface Context {
 
 async function counters(context: Context): Promise<Counters> {
   const probes = await Promise.all(context.apps.map((app) => app.counters()));
-  const sum = (key: keyof (typeof probes)[number]) => probes.reduce((total, probe) => total + probe[key], 0);
+  const sum = (key: keyof ProbeCounters) => probes.reduce((total, probe) => total + probe[key], 0);
   const committed = await context.monitor.committed();
   const redisByCommand = await redisCommandStats(context.redis);
   const cpu = await cpuTimes(context.redis);
   return {
     at: Date.now(),
-    pgRoundTrips: sum('pgRoundTrips'),
-    pgControl: sum('pgControl'),
     pgStatements: sum('pgStatements'),
+    pgRoundTrips: sum('pgRoundTrips'),
     pgTransactions: sum('pgTransactions'),
+    xactCommit: committed - context.monitor.queries,
     redisCommands: sum('redisCommands'),
     redisRoundTrips: sum('redisRoundTrips'),
-    cpuMicros: sum('cpuMicros'),
-    xactCommit: committed - context.monitor.queries,
     redisExecuted: Object.values(redisByCommand).reduce((sum, calls) => sum + calls, 0),
-    cpu,
+    cpuMs: sum('cpuMicros') / 1_000,
+    pgCpuMs: cpu.postgres,
+    redisCpuMs: cpu.redis,
+    loadCpuMs: cpu.load,
+    machineCpuMs: cpu.machine,
   };
 }
 
-/** What happened between two snapshots, less what the idle app would have done meanwhile, per `divisor`. */
+/** What happened between two readings, less what the idle app would have done meanwhile, per `divisor`. */
 function costs(before: Counters, after: Counters, divisor: number, idle?: Costs): Costs {
-  const ms = after.at - before.at;
-  const per = (delta: number, idlePerMs = 0) => (delta - idlePerMs * ms) / divisor;
-  return {
-    pgStatements: per(after.pgStatements - before.pgStatements, idle?.pgStatements),
-    pgRoundTrips: per(after.pgRoundTrips - before.pgRoundTrips, idle?.pgRoundTrips),
-    pgTransactions: per(after.pgTransactions - before.pgTransactions, idle?.pgTransactions),
-    xactCommit: per(after.xactCommit - before.xactCommit, idle?.xactCommit),
-    redisCommands: per(after.redisCommands - before.redisCommands, idle?.redisCommands),
-    redisRoundTrips: per(after.redisRoundTrips - before.redisRoundTrips, idle?.redisRoundTrips),
-    redisExecuted: per(after.redisExecuted - before.redisExecuted, idle?.redisExecuted),
-    cpuMs: per((after.cpuMicros - before.cpuMicros) / 1_000, idle?.cpuMs),
-    pgCpuMs: per(after.cpu.postgres - before.cpu.postgres, idle?.pgCpuMs),
-    redisCpuMs: per(after.cpu.redis - before.cpu.redis, idle?.redisCpuMs),
-    loadCpuMs: per(after.cpu.load - before.cpu.load, idle?.loadCpuMs),
-    machineCpuMs: per(after.cpu.machine - before.cpu.machine, idle?.machineCpuMs),
-  };
+  const { at, ...per } = after;
+  for (const key of Object.keys(per) as Array<keyof Costs>)
+    per[key] = (after[key] - before[key] - (idle?.[key] ?? 0) * (at - before.at)) / divisor;
+  return per;
 }
 
 function errorsOf(offered: Offered[]): number {
   return offered.filter((o) => o.status !== 202).length;
 }
 
-interface Durations {
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
+/** How long the checkouts of a window or a step took (their server-side durations). */
+const durations = (finished: Finished[]): Distribution => distribution(finished.map((f) => f.durationMs));
 
-function durations(finished: Finished[]): Durations {
-  const sorted = finished.map((f) => f.durationMs).sort((a, b) => a - b);
-  return {
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? NaN,
-  };
-}
-
-function tally(finished: Finished[]): Record<string, number> {
-  return finished.reduce<Record<string, number>>((acc, f) => ({ ...acc, [f.status]: (acc[f.status] ?? 0) + 1 }), {});
-}
-
-interface WindowReport extends Durations {
+interface WindowReport extends Distribution {
   rate: number;
   checkouts: number;
   errors: number;
@@ -299,7 +202,7 @@ async function measureWindow(context: Context, rate: number, label: string): Pro
     rate,
     checkouts: ids.length,
     errors: errorsOf(offered),
-    outcomes: tally(finished),
+    outcomes: tally(finished.map((f) => f.status)),
     ...durations(finished),
     perCheckout: costs(before, after, ids.length, context.idle),
     cores: coresBetween(before, after),
@@ -386,27 +289,20 @@ async function ramp(context: Context): Promise<{ steps: Step[]; highest?: Step; 
   const steps: Step[] = [];
   let highest: Step | undefined;
   let firstNot: Step | undefined;
-  for (let rate = RAMP_FROM; rate <= RAMP_MAX && !firstNot; rate = Math.round(rate * RAMP_FACTOR)) {
+  const tryRate = async (rate: number) => {
     const step = await rampStep(context, rate);
     steps.push(step);
     if (step.sustained) highest = step;
     else firstNot = step;
-  }
+  };
+  for (let rate = RAMP_FROM; rate <= RAMP_MAX && !firstNot; rate = Math.round(rate * RAMP_FACTOR)) await tryRate(rate);
   // Not even the first rate (a slow or busy machine): halve until one is sustained.
   // Not below 1/s: Math.round(1 / 2) is 1 again, which would never end.
-  while (!highest && firstNot && firstNot.rate > 1) {
-    const step = await rampStep(context, Math.round(firstNot.rate / 2));
-    steps.push(step);
-    if (step.sustained) highest = step;
-    else firstNot = step;
-  }
+  while (!highest && firstNot && firstNot.rate > 1) await tryRate(Math.round(firstNot.rate / 2));
   for (let i = 0; i < REFINE_STEPS && highest && firstNot; i += 1) {
     const rate = Math.round(Math.sqrt(highest.rate * firstNot.rate));
     if (rate <= highest.rate || rate >= firstNot.rate) break;
-    const step = await rampStep(context, rate);
-    steps.push(step);
-    if (step.sustained) highest = step;
-    else firstNot = step;
+    await tryRate(rate);
   }
   return { steps, highest, firstNot };
 }
@@ -442,9 +338,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
   await recreateBenchDatabase();
   await redis.flushAll();
   const env = {
-    DATABASE_URL: BENCH_DATABASE_URL,
     REDIS_URL: redis.url,
-    ...PROBED_APP_ENV,
     ...(peer ? { PEER: peer } : {}),
     ...appEnvOverrides(),
   };
@@ -453,7 +347,7 @@ async function runMode(lane: Lane, redis: RedisServer): Promise<ModeReport> {
   const apps = [await ProbedApp.start(env, entry)];
   for (let i = 1; i < PROCESSES; i += 1) apps.push(await ProbedApp.start(env, entry));
   const monitor = await Monitor.connect();
-  const vacuum = await VacuumStandIn.start();
+  const vacuum = await VacuumStandIn.start(VACUUM_SECONDS);
   if (vacuum)
     phase(`${name}: the server's autovacuum is off: the bench vacuums its database every ${VACUUM_SECONDS} s`);
   const load = new CheckoutLoad(
@@ -552,15 +446,13 @@ function print(
     const c = r.atHighest;
     return c ? `${[c.appMs, c.postgresMs, c.redisMs].map((v) => n(v, 1)).join(' / ')} = ${n(deploymentMs(c), 1)}` : '-';
   });
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(
     `\ncheckout benchmark: mix ${MIX_TEXT}, ${PROCESSES} app process(es), ${new Date().toISOString()}\n` +
       `machine: ${started.cpus} x ${started.cpuModel}, ${started.memoryGb} GB, Node ${started.node}; ` +
       `load average ${started.loadAverage.join(' ')} at the start, ${ended.loadAverage.join(' ')} at the end; ` +
       `a fixed workload (bench-env's speedProbeMs) ${started.speedProbeMs} ms at the start, ${ended.speedProbeMs} ms at the end\n`,
   );
-  for (const row of rows)
-    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  printTable(rows, 'l' + 'r'.repeat(modes.length));
   const versus = comparisons(reports);
   if (versus.length > 0)
     console.log(`\nours against the peers, at the highest rate each sustained:\n  ${versus.join('\n  ')}`);

@@ -1,21 +1,25 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
 import { CheckoutApi } from '../src/modules/checkout';
 import { IdentityApi } from '../src/modules/identity';
 import { Invariants } from '../src/operations/invariants';
 import {
+  BENCH_DATABASE_URL,
   cleanRedis,
   machine,
   migrateBenchDatabase,
-  percentile,
+  distribution,
+  type Distribution,
   recreateBenchDatabase,
   startApp,
+  statsSettle,
+  transactionsCommitted,
   until,
 } from './bench-env';
+import { FINAL_STATUSES, tally } from './checkout-load';
 import { phase, track } from './progress';
+import { printTable, writeFigures } from './report';
 
 /**
  * `npm run compare`: the same scenarios through both coordination styles, in one run, on one
@@ -31,7 +35,6 @@ import { phase, track } from './progress';
 
 const MODES = ['choreography', 'orchestration'] as const;
 type Mode = (typeof MODES)[number];
-const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
 const REPEAT = Number(process.env.COMPARE_REPEAT ?? 20);
 /** Business checkouts in flight at once: a steady load, not a stampede. */
 const IN_FLIGHT = Number(process.env.COMPARE_IN_FLIGHT ?? 8);
@@ -128,10 +131,7 @@ interface Outcome {
 interface ModeReport {
   /** Final statuses: of the business checkouts (REPEAT of each), and of the fault scenarios (one each). */
   outcomes: { business: Record<string, number>; faults: Record<string, number> };
-  business: {
-    p50: number;
-    p95: number;
-    p99: number;
+  business: Distribution & {
     /** Every business checkout's duration, sorted: the distribution the console draws. */
     durationsMs: number[];
     messagesPerCheckout: number;
@@ -142,15 +142,7 @@ interface ModeReport {
   invariants: { checked: number; violations: number };
 }
 
-async function committedTransactions(dataSource: DataSource): Promise<number> {
-  const [row] = await dataSource.query<Array<{ n: string }>>(
-    `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
-  );
-  return Number(row.n);
-}
-
-/** Postgres publishes its counters about once a second: wait for them before reading. */
-const statsSettle = () => new Promise((resolve) => setTimeout(resolve, 1_200));
+const committedTransactions = () => transactionsCommitted(BENCH_DATABASE_URL);
 
 async function outcomesOf(dataSource: DataSource, ids: Map<string, string>): Promise<Outcome[]> {
   const rows = await dataSource.query<Array<{ id: string; status: string; ms: number; messages: number }>>(
@@ -176,7 +168,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   const allDone = (ids: string[]) => async () => {
     const [{ n }] = await dataSource.query<Array<{ n: number }>>(
       `SELECT count(*)::int AS n FROM checkout.checkouts WHERE id = ANY($1) AND status = ANY($2)`,
-      [ids, FINAL],
+      [ids, FINAL_STATUSES],
     );
     return n === ids.length;
   };
@@ -184,13 +176,13 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   // What the app spends on its own (timers, sweeps) while idle, to subtract from the batch.
   phase(`${mode}: measuring what the idle app commits`);
   await statsSettle();
-  const idleFrom = await committedTransactions(dataSource);
+  const idleFrom = await committedTransactions();
   const idleStarted = Date.now();
   await statsSettle();
-  const idlePerMs = ((await committedTransactions(dataSource)) - idleFrom) / (Date.now() - idleStarted);
+  const idlePerMs = ((await committedTransactions()) - idleFrom) / (Date.now() - idleStarted);
 
   const scenarioOf = new Map<string, string>();
-  const before = await committedTransactions(dataSource);
+  const before = await committedTransactions();
   const batchStarted = Date.now();
   const queue = BUSINESS.flatMap((scenario) => Array.from({ length: REPEAT }, () => scenario));
   const business: string[] = [];
@@ -211,7 +203,7 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   );
   stopTracking();
   await statsSettle();
-  const transactions = (await committedTransactions(dataSource)) - before - idlePerMs * (Date.now() - batchStarted);
+  const transactions = (await committedTransactions()) - before - idlePerMs * (Date.now() - batchStarted);
 
   const faulted: string[] = [];
   for (const [index, scenario] of FAULTS.entries()) {
@@ -228,25 +220,28 @@ async function runMode(app: INestApplicationContext, buyers: Buyers, mode: Mode)
   const businessOutcomes = outcomes.filter((o) => business.includes(o.id));
   const durations = businessOutcomes.map((o) => o.durationMs).sort((a, b) => a - b);
   const invariants = await app.get(Invariants).check([...scenarioOf.keys()]);
-  const count = (statuses: Outcome[]) =>
-    statuses.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});
+  const count = (outcomes: Outcome[]) => tally(outcomes.map((o) => o.status));
   const byScenario = (list: Outcome[], scenarios: Scenario[]) =>
     Object.fromEntries(
       scenarios.map(({ name, faults: rules }) => {
         const runs = list.filter((o) => o.scenario === name);
         const statuses = [...new Set(runs.map((o) => o.status))].join('/');
-        const duration = runs.map((o) => o.durationMs).sort((a, b) => a - b);
         const rule = rules?.[0];
         const fault = rule && (rule.point.startsWith('compensation:') ? 'compensation-fail' : rule.action);
-        return [name, { status: statuses, durationMs: percentile(duration, 50), ...(fault ? { fault } : {}) }];
+        return [
+          name,
+          {
+            status: statuses,
+            durationMs: distribution(runs.map((o) => o.durationMs)).p50,
+            ...(fault ? { fault } : {}),
+          },
+        ];
       }),
     );
   return {
     outcomes: { business: count(businessOutcomes), faults: count(outcomes.filter((o) => faulted.includes(o.id))) },
     business: {
-      p50: percentile(durations, 50),
-      p95: percentile(durations, 95),
-      p99: percentile(durations, 99),
+      ...distribution(durations),
       durationsMs: durations.map((ms) => Math.round(ms)),
       messagesPerCheckout: businessOutcomes.reduce((sum, o) => sum + o.messages, 0) / businessOutcomes.length,
       transactionsPerCheckout: transactions / business.length,
@@ -277,7 +272,7 @@ function tableOf(reports: Record<Mode, ModeReport>): TableRow[] {
   const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
   // The business checkouts and the fault scenarios apart: docs/performance.md's table counts them so.
   const tally = (counts: Record<string, number>) =>
-    [...FINAL, 'PENDING']
+    [...FINAL_STATUSES, 'PENDING']
       .filter((status) => counts[status])
       .map((status) => `${counts[status]} ${status.toLowerCase()}`)
       .join(', ');
@@ -305,10 +300,8 @@ function print(table: TableRow[]): void {
   const scenarios = cells.findIndex(([figure]) => figure === BUSINESS[0].name);
   const rows = [['', ...MODES], ...cells.slice(0, scenarios), ['', '', ''], ['scenario: outcome (p50)', '', '']];
   rows.push(...cells.slice(scenarios));
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(`\ncompare: the same scenarios in both modes, ${new Date().toISOString()}\n`);
-  for (const row of rows)
-    console.log(row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '));
+  printTable(rows, 'lrr');
 }
 
 async function main(): Promise<void> {
@@ -334,15 +327,11 @@ async function main(): Promise<void> {
     phase('compare: done');
     const table = tableOf(reports);
     print(table);
-    const file =
-      process.env.COMPARE_OUTPUT ??
-      path.join(__dirname, 'results', `compare-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(
-      file,
-      JSON.stringify({ measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports, table }, null, 2),
+    writeFigures(
+      'compare',
+      { measuredAt, machine: machine(), settings: SETTINGS, repeat: REPEAT, reports, table },
+      process.env.COMPARE_OUTPUT,
     );
-    console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
   } finally {
     await app.close();
     await cleanRedis();

@@ -83,13 +83,16 @@ export function serverTicks(processes: ProcessTimes[], name: string): number {
   return server.reduce((sum, p) => sum + p.own + (pids.has(p.parent) ? 0 : p.children), 0);
 }
 
-/** Every process of the Postgres server on this machine. */
-export function postgresCpuMs(): number {
+/** Every process of the Postgres servers on this machine, or of the one whose postmaster is given. */
+export function postgresCpuMs(postmaster?: number): number {
   if (!hasProc) return NaN;
   const processes = readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .map(processTimes)
-    .filter((p): p is ProcessTimes => p !== undefined);
+    .filter(
+      (p): p is ProcessTimes =>
+        p !== undefined && (postmaster === undefined || p.pid === postmaster || p.parent === postmaster),
+    );
   return ticksToMs(serverTicks(processes, 'postgres'));
 }
 

@@ -1,17 +1,20 @@
-import { Logger, run, runMigrations } from 'graphile-worker';
+import { Logger, run, runMigrations, type Task } from 'graphile-worker';
 import { Client, Pool } from 'pg';
 import {
   BENCH_DATABASE_URL,
   cleanRedis,
   migrateBenchDatabase,
-  percentile,
+  distribution,
+  openLoop,
   recreateBenchDatabase,
   recreateDatabase,
   statsSettle,
   transactionsCommitted,
+  withDatabase,
 } from './bench-env';
 import { phase, track } from './progress';
-import { type Latency, latencyAt, outboxDrain } from './relay-path';
+import { printTable } from './report';
+import { type Latency, latencyAt, LIGHT_RATE, LOAD_SECONDS, outboxDrain } from './relay-path';
 
 /**
  * The peer: what a user would pick instead of an outbox in front of BullMQ, a Postgres job queue
@@ -22,26 +25,32 @@ import { type Latency, latencyAt, outboxDrain } from './relay-path';
 const JOBS = Number(process.env.BENCH_PEER_JOBS ?? 10_000);
 const DRAIN_SECONDS = Number(process.env.BENCH_PEER_DRAIN_SECONDS ?? 10);
 const CONCURRENCIES = (process.env.BENCH_PEER_CONCURRENCY ?? '20,50').split(',').map(Number);
-const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
-const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 /** Our side: the relay benchmark's (b) and (c), smaller. */
 const OUR_EVENTS = Number(process.env.BENCH_PEER_OUR_EVENTS ?? 10_000);
-const OUR_CONCURRENCY = 64; // the workers' default (OUTBOX_WORKER_CONCURRENCY)
 
 const silent = new Logger(() => () => undefined);
 
-function peerDatabaseUrl(): string {
-  const url = new URL(BENCH_DATABASE_URL);
-  url.pathname = `/${decodeURIComponent(url.pathname.slice(1))}_peer`;
-  return url.toString();
-}
-
+/** The peer's database, `<bench database>_peer`, recreated for each measure. */
 async function recreatePeerDatabase(): Promise<string> {
-  const url = peerDatabaseUrl();
+  const url = withDatabase(
+    BENCH_DATABASE_URL,
+    `${decodeURIComponent(new URL(BENCH_DATABASE_URL).pathname.slice(1))}_peer`,
+  );
   await recreateDatabase(url);
   await runMigrations({ connectionString: url, logger: silent });
   return url;
 }
+
+/** One graphile-worker process on the peer's database, with its one task. */
+const startWorker = (url: string, concurrency: number, noop: Task) =>
+  run({
+    connectionString: url,
+    concurrency,
+    maxPoolSize: concurrency + 2, // graphile-worker's advice: at least concurrency + 2
+    noHandleSignals: true,
+    logger: silent,
+    taskList: { noop },
+  });
 
 /**
  * A backlog of JOBS no-op jobs, then one worker process at `concurrency` draining it: jobs per
@@ -68,14 +77,7 @@ async function peerDrain(
   let done = 0;
   const stopTracking = track(`peer: jobs done at concurrency ${concurrency}`, JOBS, () => done);
   const started = Date.now();
-  const runner = await run({
-    connectionString: url,
-    concurrency,
-    maxPoolSize: concurrency + 2, // graphile-worker's advice: at least concurrency + 2
-    noHandleSignals: true,
-    logger: silent,
-    taskList: { noop: async () => void (done += 1) },
-  });
+  const runner = await startWorker(url, concurrency, async () => void (done += 1));
   const deadline = started + DRAIN_SECONDS * 1_000;
   while (done < JOBS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   const jobsPerSecond = done / ((Date.now() - started) / 1_000);
@@ -97,21 +99,15 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
   const total = Math.max(1, Math.round(rate * LOAD_SECONDS));
   phase(`peer: graphile-worker delay at ${rate} jobs/s, ${total} one-job transactions over ${LOAD_SECONDS} s`);
   const delays: number[] = [];
-  const runner = await run({
-    connectionString: url,
+  const runner = await startWorker(
+    url,
     concurrency,
-    maxPoolSize: concurrency + 2,
-    noHandleSignals: true,
-    logger: silent,
-    taskList: {
-      noop: async (payload) => void delays.push(Date.now() - (payload as { enqueuedAt: number }).enqueuedAt),
-    },
-  });
+    async (payload) => void delays.push(Date.now() - (payload as { enqueuedAt: number }).enqueuedAt),
+  );
   const producers = new Pool({ connectionString: url, max: 16 });
   const stopTracking = track(`peer: ${rate} jobs/s, started`, total, () => delays.length);
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
-  let sent = 0;
   const commits: Array<Promise<void>> = [];
   const enqueue = async () => {
     const client = await producers.connect();
@@ -125,16 +121,7 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
       client.release();
     }
   };
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
-      for (; sent < due; sent += 1) commits.push(enqueue());
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
-  });
+  await openLoop(rate, total, () => commits.push(enqueue()));
   await Promise.all(commits);
   const deadline = Date.now() + 60_000;
   while (delays.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -142,12 +129,9 @@ async function peerLatency(rate: number, concurrency: number): Promise<Omit<Late
   const cpu = process.cpuUsage(cpuAtStart);
   await runner.stop();
   await producers.end();
-  const sorted = [...delays].sort((a, b) => a - b);
   return {
     rate,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-    max: sorted.at(-1) ?? NaN,
+    ...distribution(delays),
     nodeCpu: (cpu.user + cpu.system) / 1_000 / (Date.now() - started),
   };
 }
@@ -160,11 +144,11 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
   let ours: { eventsPerSecond: number; transactionsPerEvent: number; light: Latency };
   try {
     const committedBefore = await transactionsCommitted(BENCH_DATABASE_URL);
-    const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, OUR_CONCURRENCY, 'peer:');
+    const { eventsPerSecond, app } = await outboxDrain(OUR_EVENTS, 'peer:');
     await statsSettle();
     // The seed, the app's start and its idle timers are in it too: a few dozen against thousands.
     const transactionsPerEvent = ((await transactionsCommitted(BENCH_DATABASE_URL)) - committedBefore - 1) / OUR_EVENTS;
-    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS, 'peer:');
+    const light = await latencyAt(app, 'light', 'peer:');
     await app.close();
     ours = { eventsPerSecond, transactionsPerEvent, light };
   } finally {
@@ -198,12 +182,9 @@ export async function peerBenchmark(): Promise<Record<string, unknown>> {
       `max ${ms(peerLight.max)}`,
     ],
   ];
-  const width = Math.max(...rows.map((r) => r[0].length));
-  const valueWidth = Math.max(...rows.map((r) => r[1].length));
   console.log(
     `\npeer benchmark: our relay beside graphile-worker (one process, no-op task), ${new Date().toISOString()}\n`,
   );
-  for (const [name, value, note = ''] of rows)
-    console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+  printTable(rows, 'lrl');
   return { ours, peer: { drains, light: peerLight } };
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../test/support/app-process';
 import type { ProbeCounters } from './app-probe';
-import { until } from './bench-env';
+import { BENCH_DATABASE_URL, until } from './bench-env';
 
 const root = path.resolve(__dirname, '..');
 
@@ -14,7 +14,7 @@ export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
  * operator token, and no rate limits (a load generator is one client at one address: the
  * per-client limits would refuse it).
  */
-export const PROBED_APP_ENV: Record<string, string> = {
+const PROBED_APP_ENV: Record<string, string> = {
   LOG_LEVEL: 'warn',
   ADMIN_TOKEN,
   RATE_LIMIT_SIGNUPS: '0',
@@ -52,12 +52,22 @@ export class ProbedApp {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts the app (or another entry point, such as a peer's checkout) and waits until its /health answers 200. */
+  /**
+   * Starts the app (or another entry point, such as a peer's checkout) on the bench database with
+   * PROBED_APP_ENV and `env` (its Redis, at least), and waits until its /health answers 200.
+   */
   static async start(env: Record<string, string>, entry = 'src/main.ts'): Promise<ProbedApp> {
     const port = await freePort();
     const child = spawn(process.execPath, ['-r', '@swc-node/register', '-r', './bench/app-probe.ts', entry], {
       cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port) },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: BENCH_DATABASE_URL,
+        ...PROBED_APP_ENV,
+        ...env,
+        PORT: String(port),
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const app = new ProbedApp(child, `http://127.0.0.1:${port}`);

@@ -1,8 +1,8 @@
 import { RedisServer } from '../test/support/redis-server';
-import { BENCH_DATABASE_URL, machine, recreateBenchDatabase, statsSettle } from './bench-env';
+import { machine, recreateBenchDatabase, statsSettle } from './bench-env';
 import { CheckoutLoad, idsOf, Monitor, parseMix, redisCommandStats } from './checkout-load';
 import { cpuTimes } from './machine-cpu';
-import { ADMIN_TOKEN, PROBED_APP_ENV, ProbedApp } from './probed-app';
+import { ADMIN_TOKEN, ProbedApp } from './probed-app';
 import { phase } from './progress';
 
 const MODES = (process.env.BENCH_CHECKOUT_MODES ?? 'choreography,orchestration').split(',').filter(Boolean);
@@ -40,14 +40,7 @@ async function burstOf(mode: string, redis: RedisServer): Promise<BurstCost> {
   phase(`${mode}: recreating the bench database, starting the app`);
   await recreateBenchDatabase();
   await redis.flushAll();
-  const app = await ProbedApp.start(
-    {
-      DATABASE_URL: BENCH_DATABASE_URL,
-      REDIS_URL: redis.url,
-      ...PROBED_APP_ENV,
-    },
-    'src/main.ts',
-  );
+  const app = await ProbedApp.start({ REDIS_URL: redis.url });
   const monitor = await Monitor.connect();
   try {
     const load = new CheckoutLoad([app.url], ADMIN_TOKEN, parseMix('happy'));

@@ -3,7 +3,7 @@ import { TransactionHost } from '@nestjs-cls/transactional';
 import { IsInt, IsString } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Consumer, defineEvent, type Delivery, OnEvent, OutboxPublisher } from '../src/infra/outbox';
-import { BENCH_DATABASE_URL, percentile, startApp, until } from './bench-env';
+import { BENCH_DATABASE_URL, distribution, type Distribution, openLoop, startApp, until } from './bench-env';
 import { phase, track } from './progress';
 
 /**
@@ -17,6 +17,12 @@ class BenchPayload {
 }
 export const BenchHappened = defineEvent('bench.something-happened.v1', BenchPayload);
 export const payload = (seq: number) => ({ seq, note: 'a payload of a typical size, with a few fields in it' });
+
+/** The relay benchmarks' sizes (docs/performance.md lists them), shared by relay, relays and peer. */
+export const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+export const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
+export const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
+export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 
 @Injectable()
 export class NoopConsumer {
@@ -34,11 +40,26 @@ export class NoopConsumer {
 @Module({ providers: [NoopConsumer] })
 export class BenchModule {}
 
-export interface Latency {
+/**
+ * The settings of an app on our path: relay and workers in the bench's process, and every message
+ * through the relay and the queues. The default local bus would hand the light load's messages to
+ * the no-op consumer at their commit, and (c) and (f) would time no relay at all (ADR 0096).
+ */
+export const RELAY_PATH_ENV = { APP_ROLES: 'api,relay,worker', OUTBOX_DELIVERY: 'queue' };
+
+/** Outbox rows `from` to `to` (their seq) in one statement: committed messages for the relay to find. */
+export async function writeBacklog(seed: DataSource, from: number, to: number): Promise<void> {
+  await seed.query(
+    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
+     SELECT gen_random_uuid(), 'event', $1, g::text,
+            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
+       FROM generate_series($3::int, $4::int) g`,
+    [BenchHappened.type, payload(0).note, from, to],
+  );
+}
+
+export interface Latency extends Distribution {
   rate: number;
-  p50: number;
-  p99: number;
-  max: number;
   /** From the row being written to the relay marking it pushed. */
   relay: { p50: number; p99: number };
   /** From being pushed to the consumer recording it in its inbox. */
@@ -54,24 +75,15 @@ export interface Latency {
  */
 export async function outboxDrain(
   events: number,
-  concurrency: number,
   tag = '(b)',
 ): Promise<{ eventsPerSecond: number; app: INestApplicationContext }> {
   phase(`${tag} our path: writing a backlog of ${events} outbox rows`);
   const seed = new DataSource({ type: 'postgres', url: BENCH_DATABASE_URL });
   await seed.initialize();
-  await seed.query(
-    `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
-     SELECT gen_random_uuid(), 'event', $1, g::text,
-            jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
-       FROM generate_series(1, $3) g`,
-    [BenchHappened.type, payload(0).note, events],
-  );
+  await writeBacklog(seed, 1, events);
   await seed.destroy();
 
-  const app = await startApp({ APP_ROLES: 'api,relay,worker', OUTBOX_WORKER_CONCURRENCY: String(concurrency) }, [
-    BenchModule,
-  ]);
+  const app = await startApp({ ...RELAY_PATH_ENV, OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY) }, [BenchModule]);
   const consumer = app.get(NoopConsumer);
   const handledAtStart = consumer.handled;
   phase(`${tag} our path: relaying the backlog to a no-op consumer with inbox deduplication`);
@@ -83,47 +95,30 @@ export async function outboxDrain(
 }
 
 /**
- * (c) An open-loop load: `rate` business transactions a second, each writing one event, whatever
- * the system's state, for `seconds`; each message's delay runs from being written (inside its
+ * (c) An open-loop load: LIGHT_RATE business transactions a second, each writing one event, whatever
+ * the system's state, for LOAD_SECONDS; each message's delay runs from being written (inside its
  * transaction) to being handled. The producers run in the same process as the relay and the
  * workers, on the same machine as Postgres and Redis.
  */
-export async function latencyAt(
-  app: INestApplicationContext,
-  rate: number,
-  label: string,
-  seconds: number,
-  tag = '(c)',
-): Promise<Latency> {
+export async function latencyAt(app: INestApplicationContext, label: string, tag = '(c)'): Promise<Latency> {
   const consumer = app.get(NoopConsumer);
   const txHost = app.get(TransactionHost);
   const publisher = app.get(OutboxPublisher);
   consumer.delays = [];
-  const total = Math.max(1, Math.round(rate * seconds));
+  const total = Math.max(1, Math.round(LIGHT_RATE * LOAD_SECONDS));
   const target = consumer.handled + total;
-  phase(`${tag} delay at ${rate} events/s (${label}): ${total} one-event transactions over ${seconds} s`);
+  phase(`${tag} delay at ${LIGHT_RATE} events/s (${label}): ${total} one-event transactions over ${LOAD_SECONDS} s`);
   const stopTracking = track(`${tag} ${label}: handled`, total, () => consumer.handled - (target - total));
   const cpuAtStart = process.cpuUsage();
   const started = Date.now();
-  let sent = 0;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((Date.now() - started) / 1_000) * rate) + 1);
-      for (; sent < due; sent += 1) {
-        const seq = sent;
-        void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
-      }
-      if (sent >= total) {
-        clearInterval(tick);
-        resolve();
-      }
-    }, 2);
+  await openLoop(LIGHT_RATE, total, (seq) => {
+    void txHost.withTransaction(() => publisher.publish(BenchHappened, payload(seq), { aggregateId: label }));
   });
   await until(() => consumer.handled >= target, 300_000);
   stopTracking();
   const cpu = process.cpuUsage(cpuAtStart);
   const nodeCpu = (cpu.user + cpu.system) / 1_000 / (Date.now() - started);
-  const delays = [...consumer.delays].sort((a, b) => a - b);
+  const delays = distribution(consumer.delays);
   consumer.delays = undefined;
   const [stages] = await app
     .get(DataSource)
@@ -137,10 +132,8 @@ export async function latencyAt(
       [label],
     );
   return {
-    rate,
-    p50: percentile(delays, 50),
-    p99: percentile(delays, 99),
-    max: delays.at(-1) ?? NaN,
+    rate: LIGHT_RATE,
+    ...delays,
     relay: { p50: stages.relay_p50, p99: stages.relay_p99 },
     consume: { p50: stages.consume_p50, p99: stages.consume_p99 },
     nodeCpu,

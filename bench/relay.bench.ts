@@ -1,7 +1,6 @@
 import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
 import {
   BENCH_REDIS_URL,
   benchPrefix,
@@ -11,14 +10,11 @@ import {
   until,
 } from './bench-env';
 import { phase, track } from './progress';
-import { BenchHappened, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
-import { relayRows, relaysSideBySide, relaysTable } from './relays.bench';
+import { printTable } from './report';
+import { BenchHappened, CONCURRENCY, EVENTS, type Latency, latencyAt, outboxDrain, payload } from './relay-path';
+import { RELAYS, relaysSideBySide, relaysTable } from './relays.bench';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
-const CONCURRENCY = Number(process.env.OUTBOX_WORKER_CONCURRENCY ?? 64); // the workers' default
 const RELAY_BATCH = 500; // the relay's default (OUTBOX_RELAY_BATCH_SIZE)
-const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
-const LIGHT_RATE = Number(process.env.BENCH_LIGHT_RATE ?? 50);
 
 /**
  * (a) BullMQ alone, doing what our relay and workers do minus Postgres: bulk-adding a backlog of
@@ -82,11 +78,11 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
   await migrateBenchDatabase();
   try {
     const raw = await rawBullmq();
-    const { eventsPerSecond, app } = await outboxDrain(EVENTS, CONCURRENCY);
-    const light = await latencyAt(app, LIGHT_RATE, 'light', LOAD_SECONDS);
+    const { eventsPerSecond, app } = await outboxDrain(EVENTS);
+    const light = await latencyAt(app, 'light');
     await app.close();
     phase('relay: done');
-    const relays = await relaysBenchmarkFigures();
+    const relays = await relaysSideBySide();
     const ratio = eventsPerSecond / raw.eventsPerSecond;
     const ms = (n: number) => `${n.toFixed(1)} ms`;
     const latencyRows = (name: string, l: Latency) => [
@@ -106,15 +102,15 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
         `${ratio.toFixed(2)} x (a), goal >= 0.50`,
       ],
       ...latencyRows('(c) at a light load', light),
-      ...relayRows(relays),
+      // (f): each relay's cells of the side-by-side table, one relay under the other.
+      ...RELAYS.flatMap((relay) =>
+        relaysTable(relays).map((row) => [`(f) ${relay} relay: ${row.figure}`, row[relay], '']),
+      ),
     ];
-    const width = Math.max(...rows.map((r) => r[0].length));
-    const valueWidth = Math.max(...rows.map((r) => r[1].length));
     console.log(
       `\nrelay benchmark: ${EVENTS} events, worker concurrency ${CONCURRENCY}, ${new Date().toISOString()}\n`,
     );
-    for (const [name, value, note] of rows)
-      console.log(`${name.padEnd(width)}  ${value.padStart(valueWidth)}  ${note}`);
+    printTable(rows, 'lrl');
     return {
       events: EVENTS,
       concurrency: CONCURRENCY,
@@ -124,31 +120,6 @@ export async function relayBenchmark(): Promise<Record<string, unknown>> {
       light,
       relays,
     };
-  } finally {
-    await cleanRedis();
-  }
-}
-
-/** (f) of relay: both relays on one Postgres with wal_level=logical, with this benchmark's sizes. */
-const relaysBenchmarkFigures = () =>
-  relaysSideBySide({ events: EVENTS, concurrency: CONCURRENCY, lightRate: LIGHT_RATE, loadSeconds: LOAD_SECONDS });
-
-/** `npm run bench -- relays`: (f) alone. */
-export async function relaysBenchmark(): Promise<Record<string, unknown>> {
-  try {
-    const relays = await relaysBenchmarkFigures();
-    const table = relaysTable(relays);
-    const measuredAt = new Date().toISOString();
-    const widths = [
-      Math.max(...table.map((r) => r.figure.length)),
-      Math.max('polling'.length, ...table.map((r) => r.polling.length)),
-      Math.max('logical'.length, ...table.map((r) => r.logical.length)),
-    ];
-    const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join('  ');
-    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
-    console.log(line(['', 'polling', 'logical']));
-    for (const row of table) console.log(line([row.figure, row.polling, row.logical]));
-    return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
   } finally {
     await cleanRedis();
   }

@@ -1,14 +1,27 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { readdirSync, readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { LogicalRelay } from '../src/infra/outbox/relaying/logical-relay';
+import { OUTBOX_CHANNEL } from '../src/infra/outbox/relaying/outbox.relay';
 import { LogicalPostgres } from '../test/support/logical-postgres';
-import { migrateBenchDatabase, startApp, until } from './bench-env';
-import { parseStat, type ProcessTimes, serverTicks } from './machine-cpu';
+import { cpus, loadavg } from 'node:os';
+import { cleanRedis, migrateBenchDatabase, startApp, until } from './bench-env';
+import { postgresCpuMs } from './machine-cpu';
 import { phase, track } from './progress';
-import { BenchHappened, BenchModule, type Latency, latencyAt, NoopConsumer, payload } from './relay-path';
+import {
+  BenchModule,
+  CONCURRENCY,
+  EVENTS,
+  type Latency,
+  latencyAt,
+  LIGHT_RATE,
+  LOAD_SECONDS,
+  NoopConsumer,
+  RELAY_PATH_ENV,
+  writeBacklog,
+} from './relay-path';
+import { printTable } from './report';
 
-const RELAYS = ['polling', 'logical'] as const;
+export const RELAYS = ['polling', 'logical'] as const;
 type Relay = (typeof RELAYS)[number];
 
 export interface RelayFigures {
@@ -31,15 +44,13 @@ export interface RelayFigures {
  * open-loop load, and the CPU that Postgres (all its processes: the producers' backends, the
  * relay's, the WAL sender's decoding) spends a message, and a second when idle.
  */
-export async function relaysSideBySide(options: {
-  events: number;
-  concurrency: number;
-  lightRate: number;
-  loadSeconds: number;
-}): Promise<RelayFigures[]> {
+export async function relaysSideBySide(): Promise<RelayFigures[]> {
   phase('(f) both relays: starting a Postgres with wal_level=logical');
   const server = await LogicalPostgres.start();
-  const cpuMs = () => clusterCpuMs(server.server.postmasterPid());
+  const cpuMs = () => {
+    const postmaster = server.server.postmasterPid();
+    return postmaster ? postgresCpuMs(postmaster) : NaN;
+  };
   const figures: RelayFigures[] = [];
   try {
     for (const relay of RELAYS) {
@@ -47,10 +58,10 @@ export async function relaysSideBySide(options: {
       await migrateBenchDatabase(url);
       const app = await startApp(
         {
+          ...RELAY_PATH_ENV,
           DATABASE_URL: url,
-          APP_ROLES: 'api,relay,worker',
           OUTBOX_RELAY: relay,
-          OUTBOX_WORKER_CONCURRENCY: String(options.concurrency),
+          OUTBOX_WORKER_CONCURRENCY: String(CONCURRENCY),
         },
         [BenchModule],
       );
@@ -62,13 +73,12 @@ export async function relaysSideBySide(options: {
         const idlePostgresMsPerSecond = (cpuMs() - idleAt) / 3;
 
         const drainAt = cpuMs();
-        const drainPerSecond = await drainWhileRunning(app, url, options.events, relay);
-        const drainPostgresMicros = ((cpuMs() - drainAt) * 1_000) / options.events;
+        const drainPerSecond = await drainWhileRunning(app, url, EVENTS, relay);
+        const drainPostgresMicros = ((cpuMs() - drainAt) * 1_000) / EVENTS;
 
         const lightAt = cpuMs();
-        const light = await latencyAt(app, options.lightRate, `light-${relay}`, options.loadSeconds, `(f) ${relay}`);
-        const lightPostgresMicros =
-          ((cpuMs() - lightAt) * 1_000) / Math.max(1, Math.round(options.lightRate * options.loadSeconds));
+        const light = await latencyAt(app, `light-${relay}`, `(f) ${relay}`);
+        const lightPostgresMicros = ((cpuMs() - lightAt) * 1_000) / Math.max(1, Math.round(LIGHT_RATE * LOAD_SECONDS));
         figures.push({
           relay,
           drainPerSecond,
@@ -103,13 +113,10 @@ async function drainWhileRunning(
   const started = Date.now();
   try {
     for (let start = 0; start < events; start += 1_000) {
-      await seed.query(
-        `INSERT INTO outbox.messages (id, kind, type, aggregate_id, payload, correlation_id, created_at)
-         SELECT gen_random_uuid(), 'event', $1, g::text,
-                jsonb_build_object('seq', g, 'note', $2::text), 'backlog', clock_timestamp()
-           FROM generate_series($3::int, $4::int) g`,
-        [BenchHappened.type, payload(0).note, start + 1, Math.min(events, start + 1_000)],
-      );
+      await writeBacklog(seed, start + 1, Math.min(events, start + 1_000));
+      // As the app's own commits do (RelaySignal): without it the polling relay slept until its
+      // next tick whenever it caught up with the writer, and a short drain timed mostly that.
+      await seed.query(`SELECT pg_notify($1, '')`, [OUTBOX_CHANNEL]);
     }
     await until(() => consumer.handled >= target, 600_000);
   } finally {
@@ -117,43 +124,6 @@ async function drainWhileRunning(
     await seed.destroy();
   }
   return events / ((Date.now() - started) / 1_000);
-}
-
-/** CPU time, in ms, of one Postgres server: its postmaster and its children, those that ended included. */
-function clusterCpuMs(postmaster: number | undefined): number {
-  if (!postmaster) return NaN;
-  const processes = readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .map((pid) => {
-      try {
-        return parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-      } catch {
-        return undefined;
-      }
-    })
-    .filter((p): p is ProcessTimes => p !== undefined && (p.pid === postmaster || p.parent === postmaster));
-  return (serverTicks(processes, 'postgres') * 1_000) / TICKS_PER_SECOND;
-}
-
-/** Linux's USER_HZ: /proc's times are in hundredths of a second on every architecture Node runs on. */
-const TICKS_PER_SECOND = 100;
-
-/** The rows of the side-by-side table. */
-export function relayRows(figures: RelayFigures[]): string[][] {
-  const ms = (n: number) => `${n.toFixed(1)} ms`;
-  return figures.flatMap((f) => [
-    [`(f) ${f.relay} relay: drain of a backlog written while it runs`, `${f.drainPerSecond.toFixed(0)} events/s`, ''],
-    [
-      `(f) ${f.relay} relay: ${f.light.rate} events/s, delay p50 / p99`,
-      `${ms(f.light.p50)} / ${ms(f.light.p99)}`,
-      `relay stage ${ms(f.light.relay.p50)} / ${ms(f.light.relay.p99)}`,
-    ],
-    [
-      `(f) ${f.relay} relay: Postgres CPU a message, drain / light`,
-      `${f.drainPostgresMicros.toFixed(0)} / ${f.lightPostgresMicros.toFixed(0)} us`,
-      `idle: ${f.idlePostgresMsPerSecond.toFixed(1)} ms of CPU a second`,
-    ],
-  ]);
 }
 
 /** One row of the side-by-side table: what is measured, and each relay's cell as printed. */
@@ -186,4 +156,18 @@ export function relaysTable(figures: RelayFigures[]): RelaysTableRow[] {
     ),
     row('Postgres CPU a second, idle', (f) => `${f.idlePostgresMsPerSecond.toFixed(1)} ms`),
   ];
+}
+
+/** `npm run bench -- relays`: (f) alone. */
+export async function relaysBenchmark(): Promise<Record<string, unknown>> {
+  try {
+    const relays = await relaysSideBySide();
+    const table = relaysTable(relays);
+    const measuredAt = new Date().toISOString();
+    console.log(`\nboth relays: ${EVENTS} events, light load ${LIGHT_RATE} events/s, ${measuredAt}\n`);
+    printTable([['', ...RELAYS], ...table.map((row) => [row.figure, row.polling, row.logical])], 'lll');
+    return { events: EVENTS, measuredAt, machine: { loadAverage: loadavg(), cpus: cpus().length }, relays, table };
+  } finally {
+    await cleanRedis();
+  }
 }

@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { checkoutBenchmark } from './checkout.bench';
 import { peerBenchmark } from './peer.bench';
 import { redisBurstBenchmark } from './redis-burst.bench';
-import { relayBenchmark, relaysBenchmark } from './relay.bench';
+import { relayBenchmark } from './relay.bench';
+import { relaysBenchmark } from './relays.bench';
+import { writeFigures } from './report';
 
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (relay and peer by default), prints each one's
@@ -29,13 +29,8 @@ async function main(): Promise<void> {
     throw new Error(`Unknown benchmark(s) ${unknown.join(', ')}; known: ${Object.keys(benchmarks).join(', ')}`);
   const results: Record<string, unknown> = {};
   for (const name of names.length > 0 ? names : DEFAULT) results[name] = await benchmarks[name]();
-  const dir = path.join(__dirname, 'results');
-  mkdirSync(dir, { recursive: true });
   // BENCH_OUTPUT: a file of the caller's own (exercise 15's check runs the benchmark itself).
-  const file =
-    process.env.BENCH_OUTPUT ?? path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify(results, null, 2));
-  console.log(`\nFigures written to ${path.relative(process.cwd(), file)}`);
+  writeFigures('bench', results, process.env.BENCH_OUTPUT);
   process.exit(0);
 }
 

@@ -7,6 +7,7 @@ import { MetricsRegistry } from '../metrics/metrics.registry';
 import { outboxConfig, type OutboxConfig } from './outbox.config';
 import { OutboxQueues } from './outbox.queues';
 import { slotNameFor } from './relaying/replication-slot';
+import { registerSlotGauges } from './relaying/slot.metrics';
 import { Subscriptions } from './consuming/subscriptions';
 
 export type ConsumeOutcome = 'ok' | 'duplicate' | 'retried' | 'postponed' | 'dead' | 'unknown' | 'foreign' | 'refused';
@@ -172,65 +173,8 @@ export class OutboxMetrics {
       },
     });
 
-    // The logical relay's slot, in any mode: a slot left behind by a switch back to polling, or
-    // whose reader is gone, keeps WAL until the disk is full. One row of pg_replication_slots (in
-    // shared memory): constant cost. No series while there is no slot.
-    const slotName = slotNameFor(outbox.slotName, database.directUrl);
-    const walClock = new WalClock();
-    const slot = registry.reading('outbox_slot', async () => {
-      const [row] = await this.dataSource.query<
-        Array<{ current: number; retained: number; unconfirmed: number; active: boolean }>
-      >(
-        `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::float8 AS current,
-                (pg_current_wal_lsn() - restart_lsn)::float8 AS retained,
-                (pg_current_wal_lsn() - confirmed_flush_lsn)::float8 AS unconfirmed,
-                active
-           FROM pg_replication_slots WHERE slot_name = $1`,
-        [slotName],
-      );
-      if (!row) return { slot: null };
-      const ageSeconds = walClock.ageOf(row.current, Math.max(0, row.unconfirmed), Date.now());
-      return { slot: { ...row, ageSeconds } };
-    });
-    const slotGauge = (
-      name: string,
-      help: string,
-      value: (figures: { retained: number; unconfirmed: number; active: boolean; ageSeconds: number }) => number,
-    ): Gauge<'slot'> => {
-      const gauge: Gauge<'slot'> = new Gauge({
-        name,
-        help,
-        labelNames: ['slot'],
-        registers,
-        collect: async () => {
-          const figures = await slot.get();
-          if (!figures) return;
-          gauge.reset();
-          if (figures.slot) gauge.set({ slot: slotName }, value(figures.slot));
-        },
-      });
-      return gauge;
-    };
-    slotGauge(
-      'outbox_slot_retained_wal_bytes',
-      "WAL the server keeps for the logical relay's slot (from its restart position): what an unread slot fills the disk with",
-      (figures) => Math.max(0, figures.retained),
-    );
-    slotGauge(
-      'outbox_slot_unconfirmed_wal_bytes',
-      "WAL written since the position the logical relay's slot last confirmed (pg_current_wal_lsn() - confirmed_flush_lsn)",
-      (figures) => Math.max(0, figures.unconfirmed),
-    );
-    slotGauge(
-      'outbox_slot_unconfirmed_age_seconds',
-      "Since when the WAL has been past the slot's confirmed position, as this process saw it (0 when confirmed up to the end)",
-      (figures) => figures.ageSeconds,
-    );
-    slotGauge(
-      'outbox_slot_active',
-      "Whether a reader is connected to the logical relay's slot (1) or not (0)",
-      (figures) => (figures.active ? 1 : 0),
-    );
+    // The logical relay's slot, in any mode.
+    registerSlotGauges(registry, this.dataSource, slotNameFor(outbox.slotName, database.directUrl));
   }
 
   /**
@@ -289,25 +233,5 @@ export class OutboxMetrics {
       this.logger.debug(`metrics read failed: ${describeError(error)}`);
       return undefined;
     }
-  }
-}
-
-/**
- * When the WAL passed which position, as this process saw it at its readings: the age of a slot's
- * oldest unconfirmed change is the time since the WAL was first seen past the slot's confirmed
- * position. Postgres keeps no such time (pg_replication_slots has positions only); a process
- * started while a slot already lags counts from its own first reading. Samples at or before the
- * confirmed position are dropped; a long lag keeps every other one of the rest.
- */
-export class WalClock {
-  private samples: Array<{ lsn: number; at: number }> = [];
-
-  ageOf(current: number, unconfirmed: number, now: number): number {
-    const confirmed = current - unconfirmed;
-    this.samples = this.samples.filter((sample) => sample.lsn > confirmed);
-    const last = this.samples[this.samples.length - 1];
-    if (unconfirmed > 0 && (!last || last.lsn < current)) this.samples.push({ lsn: current, at: now });
-    if (this.samples.length > 4_096) this.samples = this.samples.filter((_, index) => index % 2 === 0);
-    return unconfirmed > 0 && this.samples.length > 0 ? seconds(now - this.samples[0].at) : 0;
   }
 }

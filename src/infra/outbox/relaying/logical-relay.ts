@@ -7,7 +7,6 @@ import {
 } from '@nestjs/common';
 import { writeSync } from 'node:fs';
 import { Client } from 'pg';
-import { LogicalReplicationService, type Pgoutput, PgoutputPlugin } from 'pg-logical-replication';
 import { DataSource } from 'typeorm';
 import { databaseConfig, type DatabaseConfig } from '../../../config/database.config';
 import { DatabaseConnector } from '../../database/database.connector';
@@ -19,13 +18,8 @@ import { messageColumns, type MessageRow } from '../message-row';
 import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import { OutboxMetrics } from '../outbox.metrics';
 import { OutboxRelay } from './outbox.relay';
-import { logicalRelayProblems, lsnBefore, lsnValue, PUBLICATION, slotNameFor } from './replication-slot';
-
-/** A transaction read from the slot: the outbox rows it inserted, and where its commit ends. */
-interface SlotTransaction {
-  ids: string[];
-  endLsn: string;
-}
+import { logicalRelayProblems, PUBLICATION, slotNameFor } from './replication-slot';
+import { SlotReader } from './slot-reader';
 
 /** How long a replica waits between two tries at the reader's lock, or after losing the stream. */
 const RETRY_MS = 1_000;
@@ -52,6 +46,7 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
   private readonly logger = new Logger('LogicalRelay');
   readonly slot: string;
   private readonly lockKey: string;
+  private readonly reader: SlotReader;
   private stopped = false;
   private running?: Promise<void>;
   private lock?: Client;
@@ -72,6 +67,15 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
   ) {
     this.slot = slotNameFor(config.slotName, database.directUrl);
     this.lockKey = `outbox-relay:${this.slot}`;
+    this.reader = new SlotReader({
+      connectionString: database.directUrl,
+      name: this.slot,
+      batchSize: config.relayBatchSize,
+      pingEveryMs: config.relayIntervalMs,
+      publish: (ids) => this.publish(ids),
+      confirming: () => this.hooks.confirming(),
+      stopped: () => this.stopped,
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -132,7 +136,11 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
       // Rows the slot cannot have: written before it existed, or left by a polling relay.
       await this.relay.drain(() => this.stopped);
       const net = this.netForLateRows();
-      const reason = await this.stream(confirmed, lost).finally(() => net.stop());
+      const stopping = new Promise<string>((resolve) => (this.stopStream = () => resolve('stopping')));
+      const reason = await this.reader.read(confirmed, [lost, stopping]).finally(() => {
+        this.stopStream = undefined;
+        return net.stop();
+      });
       if (!this.stopped) this.logger.warn(`Stopped reading slot ${this.slot}: ${reason}`);
     } finally {
       this.reading = false;
@@ -184,87 +192,6 @@ export class LogicalRelay implements OnApplicationBootstrap, BeforeApplicationSh
     );
     this.logger.log(`Created logical replication slot ${this.slot} at ${lsn}`);
     return lsn;
-  }
-
-  /**
-   * Reads the slot until the stream ends, fails or the lock is lost; returns why it stopped. The
-   * position confirmed is a commit's end once its rows are pushed and marked, or, when nothing is
-   * received and unhandled, the server's WAL end from its keepalive (so that WAL written to other
-   * tables is not kept for this slot).
-   */
-  private async stream(startedAt: string, lost: Promise<string>): Promise<string> {
-    const service = new LogicalReplicationService(
-      { connectionString: this.database.directUrl, application_name: `outbox-relay:${this.slot}` },
-      // Never confirmed by the library (its timer would confirm what was received, not pushed).
-      { acknowledge: { auto: false, timeoutSeconds: 0 } },
-    );
-    let confirmed = startedAt;
-    let open: string[] | undefined;
-    const received: SlotTransaction[] = [];
-    let handling: Promise<void> | undefined;
-    let fail!: (reason: string) => void;
-    const failed = new Promise<string>((resolve) => (fail = resolve));
-    const stopping = new Promise<string>((resolve) => (this.stopStream = () => resolve('stopping')));
-
-    // The library sends the position after the one it is given: each is passed one byte early.
-    const confirm = (lsn: string, ping = false) => {
-      if (lsnValue(lsn) > lsnValue(confirmed)) confirmed = lsn;
-      void service.acknowledge(lsnBefore(confirmed), ping);
-    };
-    const idle = () => open === undefined && received.length === 0 && handling === undefined;
-    const handle = async () => {
-      try {
-        while (received.length > 0 && !this.stopped) {
-          const taken = [received.shift()!];
-          let count = taken[0].ids.length;
-          while (received.length > 0 && count + received[0].ids.length <= this.config.relayBatchSize) {
-            count += received[0].ids.length;
-            taken.push(received.shift()!);
-          }
-          const ids = taken.flatMap((transaction) => transaction.ids);
-          for (let start = 0; start < ids.length; start += this.config.relayBatchSize) {
-            await this.publish(ids.slice(start, start + this.config.relayBatchSize));
-          }
-          this.hooks.confirming();
-          confirm(taken[taken.length - 1].endLsn);
-        }
-      } catch (error) {
-        // Unconfirmed: the slot sends it again once the stream is opened again.
-        fail(`relaying failed (${describeError(error)})`);
-      }
-    };
-
-    service.on('data', (_lsn: string, message: Pgoutput.Message) => {
-      if (message.tag === 'begin') open = [];
-      else if (message.tag === 'insert') open?.push(String(message.new.id));
-      else if (message.tag === 'commit' && open !== undefined) {
-        if (open.length > 0) received.push({ ids: open, endLsn: message.commitEndLsn ?? message.commitLsn! });
-        else if (received.length === 0 && !handling && message.commitEndLsn) confirm(message.commitEndLsn);
-        open = undefined;
-        if (!handling && received.length > 0) handling = handle().finally(() => (handling = undefined));
-      }
-    });
-    service.on('heartbeat', (lsn: string, _at: number, shouldRespond: boolean) => {
-      if (idle()) confirm(lsn);
-      else if (shouldRespond) confirm(confirmed);
-    });
-    service.on('error', (error: Error) => fail(describeError(error)));
-    // Asks the server for a keepalive, whose WAL end is confirmed when nothing is in hand.
-    const ping = setInterval(() => idle() && confirm(confirmed, true), this.config.relayIntervalMs);
-    const ended = service
-      .subscribe(new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] }), this.slot)
-      .then(
-        () => 'the replication stream ended',
-        (error: unknown) => `the replication stream failed (${describeError(error)})`,
-      );
-    try {
-      return await Promise.race([failed, ended, lost, stopping]);
-    } finally {
-      clearInterval(ping);
-      this.stopStream = undefined;
-      await service.stop().catch(() => undefined);
-      await handling;
-    }
   }
 
   /**

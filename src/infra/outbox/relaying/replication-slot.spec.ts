@@ -1,4 +1,4 @@
-import { WalClock } from '../outbox.metrics';
+import { WalClock } from './slot.metrics';
 import { lsnBefore, lsnValue, slotNameFor } from './replication-slot';
 
 describe('The logical relay slot', () => {
