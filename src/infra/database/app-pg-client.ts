@@ -111,17 +111,16 @@ const answered = (command: string): QueryResult => ({ command, rowCount: null, o
  * the first statement of a tick to the end of it. Statements that do not need each other's answers
  * are asked for together (`Promise.all`), and each gets its own answer.
  *
- * **A statement that needs no answer yet goes in one write with the next one.** Two such statements: a transaction's BEGIN, which
- * TypeORM sends alone and waits for (a round trip in every transaction), is held and answered at
- * once; and a statement given to `sendWithNext` (the outbox's rows, which nobody reads back in
- * their transaction, or a lock taken before a read) waits for the transaction's next statement or
- * its COMMIT. If a held statement
- * fails, the statement it rode with fails with its error. A ROLLBACK drops what is held unsent,
- * and a COMMIT or ROLLBACK that finds only BEGIN held ends a transaction that never began: nothing
- * is sent. Anything else is sent as it comes, and waited for by its caller as before. Like any
- * pooled client, it must go back to the pool with its transaction ended (TypeORM's transactions
- * always end theirs): a statement still held would go out with the next user's first one, as a
- * BEGIN already sent would have left that user inside a transaction.
+ * **A statement that needs no answer yet goes in one write with the next one.** A transaction's
+ * BEGIN, which TypeORM sends alone and waits for (a round trip in every transaction), is held and
+ * answered at once; a statement given to `sendWithNext` (the outbox's rows, which nobody reads back
+ * in their transaction, or a lock taken before a read) waits for the transaction's next statement
+ * or its COMMIT. If a held statement fails, the statement it rode with fails with its error. A
+ * ROLLBACK drops what is held unsent, and a COMMIT or ROLLBACK that finds only BEGIN held ends a
+ * transaction that never began: nothing is sent. Anything else is sent as it comes, and waited for
+ * by its caller as before. Like any pooled client, it must go back to the pool with its transaction
+ * ended (TypeORM's transactions always end theirs): a statement still held would go out with the
+ * next user's first one, as a BEGIN already sent would have left that user inside a transaction.
  *
  * **A COMMIT that Postgres answers with ROLLBACK raises** (CommitRolledBackError). Postgres does
  * that, without an error, to a COMMIT of a transaction that an earlier statement's failure aborted:
