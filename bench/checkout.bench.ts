@@ -161,11 +161,15 @@ async function counters(context: Context): Promise<Counters> {
   };
 }
 
-/** What happened between two readings, less what the idle app would have done meanwhile, per `divisor`. */
+/**
+ * What happened between two readings, less what the idle app would have done meanwhile, per
+ * `divisor`; never below 0 (a window whose idle share came out larger than all it did did nothing
+ * beyond the idle app's own, within noise).
+ */
 function costs(before: Counters, after: Counters, divisor: number, idle?: Costs): Costs {
   const { at, ...per } = after;
   for (const key of Object.keys(per) as Array<keyof Costs>)
-    per[key] = (after[key] - before[key] - (idle?.[key] ?? 0) * (at - before.at)) / divisor;
+    per[key] = Math.max(0, after[key] - before[key] - (idle?.[key] ?? 0) * (at - before.at)) / divisor;
   return per;
 }
 
