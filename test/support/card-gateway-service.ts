@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createCardGateway } from '../../participants/card-gateway/card-gateway.module';
 import { migrateCardGateway } from '../../participants/card-gateway/database/migrate';
 import type { OperationRecord } from '../../participants/card-gateway/domain/operations';
+import type { FaultRule } from '../../participants/card-gateway/lab/fault-rules';
 import { dropDatabase } from './test-database';
 import { runDatabasePrefix, TEST_DATABASE_URL, withDatabaseName } from './test-env';
 
@@ -61,6 +62,16 @@ export class RunningCardGateway {
     return { status: response.status, body: text ? JSON.parse(text) : {} };
   }
 
+  /** Sets one fault over the admin API; fails unless the service took it. */
+  async fault(rule: Partial<FaultRule> & Pick<FaultRule, 'fault'>): Promise<void> {
+    const { status, body } = await this.admin('POST', rule);
+    if (status !== 201) throw new Error(`the gateway refused the fault: ${status} ${JSON.stringify(body)}`);
+  }
+
+  async clearFaults(): Promise<void> {
+    await this.admin('DELETE');
+  }
+
   /** Every operation the service filed under a reference. */
   async operations(reference: string): Promise<OperationRecord[]> {
     const { status, body } = await this.request('GET', `/v1/references/${encodeURIComponent(reference)}/operations`);
@@ -78,5 +89,9 @@ export class RunningCardGateway {
   async stop(): Promise<void> {
     await this.app.close();
     await dropDatabase(this.databaseName);
+  }
+
+  private admin(method: string, body?: unknown) {
+    return this.request(method, '/admin/faults', { body, headers: { authorization: `Bearer ${GATEWAY_ADMIN_TOKEN}` } });
   }
 }
