@@ -94,10 +94,19 @@ module.exports = {
     },
     {
       name: 'src-stands-alone',
-      comment: 'The app never imports tests, benchmarks or scripts.',
+      comment:
+        'The app never imports tests, benchmarks or scripts, nor the participants: it reaches those over HTTP, as it would reach the real ones.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^(test|bench|scripts)/' },
+      to: { path: '^(test|bench|scripts|participants)/' },
+    },
+    {
+      name: 'participants-stand-apart',
+      comment:
+        "A participant (participants/<name>/) is a service of its own: it imports nothing of the app's, of another participant's, or of the tests', and keeps its own storage.",
+      severity: 'error',
+      from: { path: '^participants/([^/]+)/' },
+      to: { path: '^(src|test|bench|scripts|participants)/', pathNot: '^participants/$1/' },
     },
     {
       name: 'bench-through-doors',

@@ -94,6 +94,8 @@ module.exports = {
       testMatch: [
         '<rootDir>/src/**/*.spec.ts',
         '<rootDir>/bench/**/*.spec.ts',
+        // The participants' unit tests beside their code; their HTTP tests are in test/participants/.
+        '<rootDir>/participants/**/*.spec.ts',
         '<rootDir>/test/**/*.int-spec.ts',
         '<rootDir>/test/**/*.e2e-spec.ts',
         '<rootDir>/test/exercises/**/*.spec.ts',

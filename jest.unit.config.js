@@ -15,6 +15,7 @@ module.exports = {
   testMatch: [
     '<rootDir>/src/**/*.spec.ts',
     '<rootDir>/bench/**/*.spec.ts',
+    '<rootDir>/participants/**/*.spec.ts',
     '<rootDir>/test/docs/**/*.spec.ts',
     '<rootDir>/test/unit/**/*.spec.ts',
   ],

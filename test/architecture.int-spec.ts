@@ -276,6 +276,31 @@ describe('The architecture rules', () => {
     expect(real.code).toBe(0);
   });
 
+  it('when a participant imports the app, or the app a participant, then the lint fails naming the rule', async () => {
+    const dir = tree({
+      'src/infra/errors.ts': 'export const describeError = (error: unknown) => String(error);\n',
+      'src/modules/billing/gateway/http-card-gateway.ts':
+        "import { OPERATIONS } from '../../../../participants/card-gateway/domain/operations';\nexport const known = OPERATIONS;\n",
+      'participants/card-gateway/domain/operations.ts': "export const OPERATIONS = ['authorize'];\n",
+      'participants/card-gateway/main.ts':
+        "import { describeError } from '../../src/infra/errors';\nexport const say = () => describeError(1);\n",
+      'participants/card-gateway/service.ts':
+        "import { OPERATIONS } from './domain/operations';\nexport const all = OPERATIONS;\n",
+    });
+
+    const { code, output } = await cruise(dir, ['src', 'participants']);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain('participants-stand-apart: participants/card-gateway/main.ts → src/infra/errors.ts');
+    expect(output).toContain(
+      'src-stands-alone: src/modules/billing/gateway/http-card-gateway.ts → participants/card-gateway/domain/operations.ts',
+    );
+    expect(output).not.toContain('participants/card-gateway/service.ts');
+    const real = await cruise(root, ['src', 'participants']);
+    expect(real.output).toContain('no dependency violations found');
+    expect(real.code).toBe(0);
+  });
+
   it('when domain code imports the database layer, then the lint fails', async () => {
     const dir = tree({
       'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',

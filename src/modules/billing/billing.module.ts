@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
 import { DatabaseModule } from '../../infra/database/database.module';
 import { AuthorizePaymentCommandHandler } from './authorize-payment/authorize-payment.command-handler';
 import { AuthorizePayment } from './authorize-payment/authorize-payment.use-case';
@@ -15,6 +16,8 @@ import { PaymentIntentsRepository } from './database/payment-intents.repository'
 import { PaymentsRepository } from './database/payments.repository';
 import { PlansRepository } from './database/plans.repository';
 import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
+import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
+import { HttpCardGateway } from './gateway/http-card-gateway';
 import { RefundPaymentController } from './refund-payment/refund-payment.controller';
 import { RefundPayment } from './refund-payment/refund-payment.use-case';
 import { VoidAuthorizationCommandHandler } from './void-authorization/void-authorization.command-handler';
@@ -24,6 +27,7 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
 /** Plans and their prices, payments, and the card gateway. */
 @Module({
   imports: [
+    ConfigModule.forFeature(cardGatewayConfig),
     DatabaseModule.forFeature({
       migrations: [
         CreateBillingSchema1795970000200,
@@ -39,7 +43,12 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     PaymentsRepository,
     PaymentIntentsRepository,
     GatewayRecords,
-    { provide: CardGateway, useClass: FakeCardGateway },
+    {
+      provide: CardGateway,
+      inject: [cardGatewayConfig.KEY, GatewayRecords],
+      useFactory: (config: CardGatewayConfig, records: GatewayRecords) =>
+        config.url ? new HttpCardGateway({ ...config, url: config.url }) : new FakeCardGateway(records),
+    },
     AuthorizePayment,
     CapturePayment,
     VoidAuthorization,

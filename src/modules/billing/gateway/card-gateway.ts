@@ -25,10 +25,10 @@ export type VoidTarget = { authorizationId: string } | { authorizationKey: strin
 
 /**
  * A card gateway as payment providers offer them: every call carries an idempotency key, and the
- * same key always gets the same response without a second effect. An adapter to a real one makes its
- * calls through callOutside('card-gateway', ...), so that a gateway that does not respond spends
- * attempts rather than passing for our outage (ADR 0093); the fake below talks to our own Postgres
- * only, whose failures are ours.
+ * same key always gets the same response without a second effect. With CARD_GATEWAY_URL set, the
+ * app talks to the gateway service over HTTP (HttpCardGateway), through callOutside('card-gateway',
+ * ...), so that a gateway that does not respond spends attempts rather than passing for our outage
+ * (ADR 0093); unset, to the fake below, which talks to our own Postgres only, whose failures are ours.
  */
 export abstract class CardGateway {
   abstract authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse>;

@@ -1,0 +1,61 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CardGatewayService } from './card-gateway.service';
+import { OperationsStore } from './database/operations.store';
+import type { GatewayResponse, OperationRecord } from './domain/operations';
+import {
+  AuthorizeBody,
+  IdempotencyKey,
+  OnAuthorizationBody,
+  PerformsOperation,
+  VoidBody,
+  voidTarget,
+} from './requests';
+
+/**
+ * The gateway's API. Every operation takes the caller's Idempotency-Key header and answers 200
+ * with its decision, approved or not: a decline is an answer, not an error. A request the
+ * gateway cannot read is a 400 with a `reason`, and nothing is written.
+ */
+@Controller('v1')
+export class CardGatewayController {
+  constructor(
+    private readonly gateway: CardGatewayService,
+    private readonly store: OperationsStore,
+  ) {}
+
+  @Post('authorizations')
+  @HttpCode(200)
+  @PerformsOperation('authorize')
+  authorize(@IdempotencyKey() key: string, @Body() body: AuthorizeBody): Promise<GatewayResponse> {
+    return this.gateway.authorize(key, body);
+  }
+
+  @Post('captures')
+  @HttpCode(200)
+  @PerformsOperation('capture')
+  capture(@IdempotencyKey() key: string, @Body() body: OnAuthorizationBody): Promise<GatewayResponse> {
+    return this.gateway.capture(key, body.authorizationId);
+  }
+
+  @Post('voids')
+  @HttpCode(200)
+  @PerformsOperation('void')
+  void(@IdempotencyKey() key: string, @Body() body: VoidBody): Promise<GatewayResponse> {
+    return this.gateway.void(key, voidTarget(body));
+  }
+
+  @Post('refunds')
+  @HttpCode(200)
+  @PerformsOperation('refund')
+  refund(@IdempotencyKey() key: string, @Body() body: OnAuthorizationBody): Promise<GatewayResponse> {
+    return this.gateway.refund(key, body.authorizationId);
+  }
+
+  /** Every operation filed under a merchant's reference: what a checker counts, where a 2 can show up. */
+  @Get('references/:reference/operations')
+  async filedUnder(
+    @Param('reference') reference: string,
+  ): Promise<{ reference: string; operations: OperationRecord[] }> {
+    return { reference, operations: await this.store.filedUnder(reference) };
+  }
+}

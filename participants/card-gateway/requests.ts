@@ -1,0 +1,72 @@
+import {
+  BadRequestException,
+  createParamDecorator,
+  type ExecutionContext,
+  SetMetadata,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
+import type { Request } from 'express';
+import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { type Operation, TEST_TOKENS, type TestToken } from './domain/operations';
+
+/** A 400 whose body a client can act on: `reason` for code, `message` for people, `details` by field. */
+export const badRequest = (reason: string, message: string, details?: Record<string, string[]>) =>
+  new BadRequestException({ statusCode: 400, error: 'Bad Request', reason, message, ...(details && { details }) });
+
+/** Every body checked against its class; a field it does not declare is refused, not ignored. */
+export const requestValidation = new ValidationPipe({
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  exceptionFactory: (errors: ValidationError[]) =>
+    badRequest(
+      'invalid-request',
+      'the request does not say what the gateway needs',
+      Object.fromEntries(errors.map((error) => [error.property, Object.values(error.constraints ?? {})])),
+    ),
+});
+
+const KEY_HEADER = 'idempotency-key';
+
+/** The caller's Idempotency-Key header: required, one value, 1 to 200 characters. */
+export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext): string => {
+  const key = context.switchToHttp().getRequest<Request>().headers[KEY_HEADER];
+  if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
+    throw badRequest(
+      'missing-idempotency-key',
+      'every operation needs one Idempotency-Key header of 1 to 200 characters',
+    );
+  }
+  return key;
+});
+
+/** Which operation a route performs: what the logs say and what a lab's faults are aimed at. */
+export const OPERATION = 'card-gateway:operation';
+export const PerformsOperation = (operation: Operation) => SetMetadata(OPERATION, operation);
+
+export class AuthorizeBody {
+  @IsIn(TEST_TOKENS) paymentMethod!: TestToken;
+  @IsInt() @Min(1) @Max(100_000_000) amountCents!: number;
+  @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code, such as EUR' }) currency!: string;
+  @IsString() @Length(1, 200) reference!: string;
+}
+
+export class OnAuthorizationBody {
+  @IsString() @Length(1, 200) authorizationId!: string;
+}
+
+/** Exactly one of the two: the authorization's id, or the idempotency key it was requested with. */
+export class VoidBody {
+  @IsOptional() @IsString() @Length(1, 200) authorizationId?: string;
+  @IsOptional() @IsString() @Length(1, 200) authorizationKey?: string;
+}
+
+export function voidTarget(body: VoidBody): { authorizationId: string } | { authorizationKey: string } {
+  if (body.authorizationId !== undefined && body.authorizationKey === undefined)
+    return { authorizationId: body.authorizationId };
+  if (body.authorizationKey !== undefined && body.authorizationId === undefined)
+    return { authorizationKey: body.authorizationKey };
+  throw badRequest('invalid-request', 'a void names either authorizationId or authorizationKey, not both nor neither', {
+    authorizationId: ['give exactly one of authorizationId and authorizationKey'],
+  });
+}

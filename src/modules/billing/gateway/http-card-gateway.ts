@@ -1,0 +1,106 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { callOutside } from '../../../infra/failure-source';
+import { type AuthorizationRequest, CardGateway, type GatewayResponse, type VoidTarget } from './card-gateway';
+import type { CardGatewayConfig } from './card-gateway.config';
+
+/** The gateway answered with a status that is not a decision; its body is kept for the record. */
+export class GatewayHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`answered ${status}: ${body.slice(0, 300)}`);
+    this.name = 'GatewayHttpError';
+  }
+}
+
+/** Statuses by which a gateway says the request did not reach its work (or reached it under the same key). */
+const RETRIED_STATUSES = new Set([502, 503]);
+
+type Sent = { kind: 'decided'; response: GatewayResponse } | { kind: 'retry'; error: Error };
+
+/**
+ * With CARD_GATEWAY_URL set: the card gateway service, over HTTP. Each call sends its idempotency
+ * key in the Idempotency-Key header and waits at most CARD_GATEWAY_TIMEOUT_MS for each request.
+ * A 502, a 503 or a refused connection is sent again under the same key, a few times with a
+ * doubling pause: the gateway says it did not take the request in, or answers the same key with
+ * the same response. A timeout is not: the effect may have happened and only its answer be late,
+ * so it surfaces, as every other failure, as the gateway's (callOutside, ADR 0093), and the
+ * delivery's next attempt asks again under the same key. A 4xx is never sent again.
+ */
+export class HttpCardGateway extends CardGateway {
+  constructor(private readonly config: CardGatewayConfig & { url: string }) {
+    super();
+  }
+
+  authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse> {
+    return this.call('authorizations', key, request);
+  }
+
+  capture(key: string, authorizationId: string): Promise<GatewayResponse> {
+    return this.call('captures', key, { authorizationId });
+  }
+
+  void(key: string, target: VoidTarget): Promise<GatewayResponse> {
+    return this.call('voids', key, target);
+  }
+
+  refund(key: string, authorizationId: string): Promise<GatewayResponse> {
+    return this.call('refunds', key, { authorizationId });
+  }
+
+  private call(path: string, key: string, body: object): Promise<GatewayResponse> {
+    return callOutside('card-gateway', async () => {
+      for (let attempt = 1; ; attempt++) {
+        const sent = await this.send(path, key, body);
+        if (sent.kind === 'decided') return sent.response;
+        if (attempt >= this.config.attempts) throw sent.error;
+        await sleep(this.config.backoffMs * 2 ** (attempt - 1));
+      }
+    });
+  }
+
+  private async send(path: string, key: string, body: object): Promise<Sent> {
+    const timeoutMs = this.config.timeoutMs;
+    try {
+      const answer = await fetch(`${this.config.url}/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await answer.text();
+      if (RETRIED_STATUSES.has(answer.status))
+        return { kind: 'retry', error: new GatewayHttpError(answer.status, text) };
+      if (!answer.ok) throw new GatewayHttpError(answer.status, text);
+      return { kind: 'decided', response: decisionIn(text) };
+    } catch (error) {
+      if (connectionRefused(error)) {
+        return { kind: 'retry', error: new Error(`connection refused at ${this.config.url}`, { cause: error }) };
+      }
+      if ((error as Error).name === 'TimeoutError') {
+        throw new Error(`no answer within ${timeoutMs} ms to ${path} ${key}: it may still have taken effect`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+/** fetch's "fetch failed", caused by a refused connection (or by each address's, when it tried several). */
+function connectionRefused(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } } | undefined)?.cause;
+  if (!cause) return false;
+  return cause.code === 'ECONNREFUSED' || (cause.errors ?? []).some((each) => each.code === 'ECONNREFUSED');
+}
+
+/** The gateway's decision, checked: a body that is not one is the gateway's failure, not a decline. */
+function decisionIn(text: string): GatewayResponse {
+  const body = JSON.parse(text) as Partial<{ approved: unknown; authorizationId: unknown; reason: unknown }>;
+  if (body.approved === true && typeof body.authorizationId === 'string') {
+    return { approved: true, authorizationId: body.authorizationId };
+  }
+  if (body.approved === false && typeof body.reason === 'string') return { approved: false, reason: body.reason };
+  throw new Error(`answered a body that is no decision: ${text.slice(0, 300)}`);
+}

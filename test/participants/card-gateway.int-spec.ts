@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { GATEWAY_ADMIN_TOKEN, RunningCardGateway } from '../support/card-gateway-service';
+import { eventually } from '../support/eventually';
+import { TestDatabase } from '../support/test-database';
+
+const card = (reference: string, paymentMethod = 'pm_card_ok') => ({
+  paymentMethod,
+  amountCents: 1_000,
+  currency: 'EUR',
+  reference,
+});
+
+describe('The card gateway service, over HTTP, with its own database', () => {
+  let gateway: RunningCardGateway;
+  let storage: TestDatabase;
+
+  const call = (path: string, key: string | undefined, body: unknown) =>
+    gateway.request('POST', `/v1/${path}`, { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
+  const authorize = (key: string, reference: string, paymentMethod?: string) =>
+    call('authorizations', key, card(reference, paymentMethod));
+  /** Rows the service keeps, of every kind: what a refused request must leave as it was. */
+  const rowsKept = async () =>
+    (
+      await storage.query<{ n: number }>(
+        `SELECT ((SELECT count(*) FROM card_gateway.operations) + (SELECT count(*) FROM card_gateway.tombstones))::int AS n`,
+      )
+    )[0].n;
+
+  beforeAll(async () => {
+    gateway = await RunningCardGateway.start();
+    storage = TestDatabase.at(gateway.databaseUrl);
+  });
+  afterEach(() => gateway.clearFaults());
+  afterAll(async () => {
+    await storage.drop();
+    await gateway.stop();
+  });
+
+  it('when one key is asked many times at once, then every call gets the first response, and one authorization is filed', async () => {
+    const reference = randomUUID();
+
+    const responses = await Promise.all(Array.from({ length: 6 }, () => authorize(`auth-${reference}`, reference)));
+
+    expect(new Set(responses.map(({ body }) => body.authorizationId)).size).toBe(1);
+    expect(responses.map(({ status }) => status)).toEqual(responses.map(() => 200));
+    expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
+  });
+
+  it('when each test token is authorized and captured, then it answers as the token says', async () => {
+    const outcomes = await Promise.all(
+      ['pm_card_ok', 'pm_card_declined', 'pm_card_capture_declined'].map(async (token) => {
+        const reference = randomUUID();
+        const authorized = (await authorize(randomUUID(), reference, token)).body;
+        const captured = authorized.approved
+          ? (await call('captures', randomUUID(), { authorizationId: authorized.authorizationId })).body
+          : undefined;
+        return { token, authorized: authorized.reason ?? 'approved', captured: captured?.reason ?? captured?.approved };
+      }),
+    );
+
+    expect(outcomes).toEqual([
+      { token: 'pm_card_ok', authorized: 'approved', captured: true },
+      { token: 'pm_card_declined', authorized: 'card-declined', captured: undefined },
+      { token: 'pm_card_capture_declined', authorized: 'approved', captured: 'capture-declined' },
+    ]);
+  });
+
+  it('when a void names the authorization by its key, then it is voided, and a capture after it is refused', async () => {
+    const reference = randomUUID();
+    const key = `auth-${reference}`;
+    const { authorizationId } = (await authorize(key, reference)).body;
+
+    const voided = await call('voids', `void-${reference}`, { authorizationKey: key });
+    const captured = await call('captures', `capture-${reference}`, { authorizationId });
+
+    expect(voided.body).toEqual({ approved: true, authorizationId });
+    expect(captured.body).toEqual({ approved: false, reason: 'authorization-voided' });
+    expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 1, refund: 0 });
+  });
+
+  it('when an authorization is refunded before and after its capture, then only the refund after it is approved', async () => {
+    const reference = randomUUID();
+    const { authorizationId } = (await authorize(`auth-${reference}`, reference)).body;
+
+    const early = await call('refunds', `early-${reference}`, { authorizationId });
+    await call('captures', `capture-${reference}`, { authorizationId });
+    const refunded = await call('refunds', `refund-${reference}`, { authorizationId });
+
+    expect([early.body, refunded.body]).toEqual([
+      { approved: false, reason: 'not-captured' },
+      { approved: true, authorizationId },
+    ]);
+    expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 1, void: 0, refund: 1 });
+  });
+
+  it.each([
+    ['no Idempotency-Key', undefined, card('r'), 'missing-idempotency-key', undefined],
+    ['an unknown card token', 'k1', card('r', 'pm_card_bogus'), 'invalid-request', 'paymentMethod'],
+    ['a negative amount', 'k2', { ...card('r'), amountCents: -5 }, 'invalid-request', 'amountCents'],
+    ['a field it does not know', 'k3', { ...card('r'), tip: 1 }, 'invalid-request', 'tip'],
+  ] as const)(
+    'when an authorization has %s, then it is a 400 that says why, and nothing is written',
+    async (_, key, body, reason, field) => {
+      const before = await rowsKept();
+
+      const { status, body: answer } = await call('authorizations', key, body);
+
+      expect({ status, reason: answer.reason }).toEqual({ status: 400, reason });
+      if (field) expect(answer.details).toHaveProperty(field);
+      expect(await rowsKept()).toBe(before);
+    },
+  );
+
+  it('when a void names both an id and a key, then it is a 400, and no tombstone is left', async () => {
+    const before = await rowsKept();
+
+    const { status, body } = await call('voids', randomUUID(), { authorizationId: 'auth_x', authorizationKey: 'k' });
+
+    expect({ status, reason: body.reason }).toEqual({ status: 400, reason: 'invalid-request' });
+    expect(await rowsKept()).toBe(before);
+  });
+
+  it('when the admin API is called without its token, then it is refused', async () => {
+    const { status } = await gateway.request('POST', '/admin/faults', { body: { fault: 'decline' } });
+    const wrong = await gateway.request('GET', '/admin/faults', { headers: { authorization: 'Bearer nope' } });
+
+    expect([status, wrong.status]).toEqual([401, 401]);
+  });
+
+  it('when the next authorization is declined by the lab, then that key keeps its decline, and the next key is approved', async () => {
+    const reference = randomUUID();
+    await gateway.fault({ fault: 'decline', operation: 'authorize', times: 1 });
+
+    const first = await authorize(`a-${reference}`, reference);
+    const again = await authorize(`a-${reference}`, reference);
+    const next = await authorize(`b-${reference}`, reference);
+
+    expect([first.body, again.body]).toEqual([
+      { approved: false, reason: 'injected-decline' },
+      { approved: false, reason: 'injected-decline' },
+    ]);
+    expect(next.body.approved).toBe(true);
+  });
+
+  it('when the answer is late, then the effect is filed before the answer leaves', async () => {
+    const reference = randomUUID();
+    await gateway.fault({ fault: 'late', operation: 'authorize', delayMs: 1_500 });
+
+    const answer = authorize(`a-${reference}`, reference);
+    await eventually(async () => expect(await gateway.effects(reference)).toMatchObject({ authorize: 1 }));
+    const settled = await Promise.race([answer.then(() => 'answered'), Promise.resolve('still waiting')]);
+
+    expect(settled).toBe('still waiting');
+    expect((await answer).body.approved).toBe(true);
+  });
+
+  it.each([
+    ['before-effect', { authorize: 0, capture: 0, void: 0, refund: 0 }],
+    ['after-effect', { authorize: 1, capture: 0, void: 0, refund: 0 }],
+  ] as const)(
+    'when it answers 502 %s, then the effect is filed accordingly, and the same key then gets its answer',
+    async (when, filed) => {
+      const reference = randomUUID();
+      await gateway.fault({ fault: 'bad-gateway', operation: 'authorize', when });
+
+      const failed = await authorize(`a-${reference}`, reference);
+      const effects = await gateway.effects(reference);
+      const again = await authorize(`a-${reference}`, reference);
+
+      expect({ status: failed.status, reason: failed.body.reason, effects }).toEqual({
+        status: 502,
+        reason: `injected-${when}`,
+        effects: filed,
+      });
+      expect(again.status).toBe(200);
+      expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
+    },
+  );
+
+  it('when it is down answering 503, then every operation is a 503 until the time is up, and the listing still answers', async () => {
+    const reference = randomUUID();
+    await gateway.fault({ fault: 'down', seconds: 1, mode: '503' });
+
+    const during = await authorize(`a-${reference}`, reference);
+    const listed = await gateway.effects(reference);
+
+    expect({ status: during.status, reason: during.body.reason, listed }).toEqual({
+      status: 503,
+      reason: 'down',
+      listed: { authorize: 0, capture: 0, void: 0, refund: 0 },
+    });
+    await eventually(async () => expect((await authorize(`a-${reference}`, reference)).status).toBe(200), {
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
+  });
+
+  it('when it is down refusing connections, then a connection is refused until the time is up', async () => {
+    const reference = randomUUID();
+    await gateway.fault({ fault: 'down', seconds: 1, mode: 'refuse' });
+
+    const refused = await authorize(`a-${reference}`, reference).catch((error: Error) => error);
+
+    expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
+    await eventually(async () => expect((await authorize(`a-${reference}`, reference)).status).toBe(200), {
+      timeoutMs: 5_000,
+      intervalMs: 100,
+    });
+    expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
+  });
+
+  it('when an authorization is processed after a void of its key arrived, then the tombstone refuses it', async () => {
+    const reference = randomUUID();
+    const key = `a-${reference}`;
+    await gateway.fault({ fault: 'hold', operation: 'authorize', delayMs: 1_000 });
+
+    const late = authorize(key, reference);
+    // The rule is spent when the authorization is taken in and held: the void arrives after it.
+    await eventually(async () =>
+      expect((await gateway.request('GET', '/admin/faults', adminHeaders)).body.rules).toEqual([]),
+    );
+    const voided = await call('voids', `void-${reference}`, { authorizationKey: key });
+
+    expect(voided.body).toEqual({ approved: false, reason: 'unknown-authorization' });
+    expect((await late).body).toEqual({ approved: false, reason: 'voided-before-authorization' });
+    expect(await gateway.effects(reference)).toEqual({ authorize: 0, capture: 0, void: 0, refund: 0 });
+  });
+
+  it('when the faults are cleared, then the next requests are served as usual', async () => {
+    const reference = randomUUID();
+    await gateway.fault({ fault: 'decline', times: 5 });
+    await gateway.fault({ fault: 'bad-gateway', when: 'before-effect', times: 5 });
+
+    await gateway.clearFaults();
+
+    expect((await authorize(`a-${reference}`, reference)).body.approved).toBe(true);
+  });
+});
+
+const adminHeaders = { headers: { authorization: `Bearer ${GATEWAY_ADMIN_TOKEN}` } };
