@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createCardGateway } from '../../participants/card-gateway/card-gateway.module';
 import { migrateCardGateway } from '../../participants/card-gateway/database/migrate';
 import type { OperationRecord } from '../../participants/card-gateway/domain/operations';
@@ -66,6 +66,9 @@ export class RunningCardGateway {
   async fault(rule: Partial<FaultRule> & Pick<FaultRule, 'fault'>): Promise<void> {
     const { status, body } = await this.admin('POST', rule);
     if (status !== 201) throw new Error(`the gateway refused the fault: ${status} ${JSON.stringify(body)}`);
+    // The connection that carried the fault is closed once answered; a request sent on it before
+    // its close is heard would be cut off, not refused. Refused afresh, every old one is gone.
+    if (rule.fault === 'down' && (rule.mode ?? 'refuse') === 'refuse') await untilRefused(new URL(this.url));
   }
 
   async clearFaults(): Promise<void> {
@@ -93,5 +96,21 @@ export class RunningCardGateway {
 
   private admin(method: string, body?: unknown) {
     return this.request(method, '/admin/faults', { body, headers: { authorization: `Bearer ${GATEWAY_ADMIN_TOKEN}` } });
+  }
+}
+
+/** Until a new connection to `url` is refused (the service stopped listening). */
+async function untilRefused(url: URL): Promise<void> {
+  for (;;) {
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(false);
+      });
+      socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    });
+    if (refused) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
