@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chaosFailed, type ChaosOptions, formatSummary, runChaos } from '../test/support/chaos';
-import { hostsUnavailable } from '../test/support/hosts';
-import { formatRecoveries, runHostsChaos } from '../test/support/hosts-chaos';
-import { dropDatabase, recreateDatabase } from '../test/support/test-database';
-import { TEST_DATABASE_URL, withDatabaseName } from '../test/support/test-env';
+import { chaosFailed, type ChaosOptions, formatSummary, runChaos } from './support/chaos';
+import { hostsUnavailable } from './support/hosts';
+import { formatRecoveries, runHostsChaos } from './support/hosts-chaos';
+import { dropDatabase, recreateDatabase } from './support/test-database';
+import { TEST_DATABASE_URL, withDatabaseName } from './support/test-env';
 
 /**
  * `npm run chaos [-- --duration=120 --rate=4 --processes=3 --fault-every=3 --plant=extra-email]`:
