@@ -24,6 +24,8 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'wrong-token-of-some-length',
   'test-admin-token-012345678X',
   'op_anything-at-all-0123456789',
+  // The card gateway service's admin token in its tests (test/support/card-gateway-service.ts).
+  'test-gateway-admin-token-0123456789',
   // Redis's examples (docs/scaling-redis.md, redis.config.spec.ts).
   'password',
   'not-a-real-one',

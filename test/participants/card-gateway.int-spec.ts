@@ -46,22 +46,26 @@ describe('The card gateway service, over HTTP, with its own database', () => {
     expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
   });
 
-  it('when each test token is authorized and captured, then it answers as the token says', async () => {
+  it('when each test card is authorized and captured, then it answers as the card says', async () => {
     const outcomes = await Promise.all(
-      ['pm_card_ok', 'pm_card_declined', 'pm_card_capture_declined'].map(async (token) => {
+      ['pm_card_ok', 'pm_card_declined', 'pm_card_capture_declined'].map(async (paymentMethod) => {
         const reference = randomUUID();
-        const authorized = (await authorize(randomUUID(), reference, token)).body;
+        const authorized = (await authorize(randomUUID(), reference, paymentMethod)).body;
         const captured = authorized.approved
           ? (await call('captures', randomUUID(), { authorizationId: authorized.authorizationId })).body
           : undefined;
-        return { token, authorized: authorized.reason ?? 'approved', captured: captured?.reason ?? captured?.approved };
+        return {
+          paymentMethod,
+          authorized: authorized.reason ?? 'approved',
+          captured: captured?.reason ?? captured?.approved,
+        };
       }),
     );
 
     expect(outcomes).toEqual([
-      { token: 'pm_card_ok', authorized: 'approved', captured: true },
-      { token: 'pm_card_declined', authorized: 'card-declined', captured: undefined },
-      { token: 'pm_card_capture_declined', authorized: 'approved', captured: 'capture-declined' },
+      { paymentMethod: 'pm_card_ok', authorized: 'approved', captured: true },
+      { paymentMethod: 'pm_card_declined', authorized: 'card-declined', captured: undefined },
+      { paymentMethod: 'pm_card_capture_declined', authorized: 'approved', captured: 'capture-declined' },
     ]);
   });
 
