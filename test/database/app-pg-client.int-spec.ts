@@ -84,6 +84,16 @@ describe("AppPgClient, the app pool's client", () => {
     expect(client.getTransactionStatus()).toBe('I');
   });
 
+  it('when its connection is lost while no caller listens for errors, then the process goes on and its next statement fails', async () => {
+    // TypeORM holds a pool client with no listener of its own while it checks extensions at start.
+    const { rows } = (await client.query('SELECT pg_backend_pid() AS pid')) as QueryResult<{ pid: number }>;
+    await database.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+    const lost = client as unknown as { _queryable: boolean };
+    await eventually(() => expect(lost._queryable).toBe(false), { what: 'the connection seen lost' });
+
+    await expect(client.query('SELECT 1')).rejects.toThrow(/not queryable|terminat/);
+  });
+
   it('when the first statement is sent with a callback, then it still runs inside the transaction', async () => {
     await client.query('BEGIN');
     await new Promise<void>((resolve, reject) =>

@@ -139,10 +139,7 @@ export class AppPgClient extends Client {
   private held: unknown[][] = [];
   /** Who waits for the answer of a held statement (answerWithNext), by the statement. */
   private readonly awaited = new Map<unknown[], Awaited>();
-  /**
-   * True while a statement is sent into a write that an earlier one of this tick opened: it makes
-   * no round trip of its own (what a probe counting round trips reads).
-   */
+  /** True while a statement goes into a write an earlier one of this tick opened (read by a round-trip probe). */
   sharesAWrite = false;
   /** True from the first statement of a tick to the end of it, while the socket is corked. */
   private writeOpen = false;
@@ -157,6 +154,9 @@ export class AppPgClient extends Client {
     super({ ...options, pipeline: true } as ClientConfig);
     this.prepares = options.prepareStatements ?? true;
     this.bounds = boundsOf(options.transactionBounds);
+    // A lost connection is told to its queries and to the pool at release; unheard, its 'error'
+    // would end the process (TypeORM holds a client with no listener while it checks extensions).
+    this.on('error', () => undefined);
   }
 
   /**
@@ -185,8 +185,7 @@ export class AppPgClient extends Client {
     return new Promise((resolve, reject) => this.awaited.set(statement, { resolve, reject }));
   }
 
-  // pg's query() has many overloads; this one passes them all through, but for held statements
-  // and a COMMIT that rolled back.
+  // pg's query() has many overloads: all passed through, but for held statements and a rolled-back COMMIT.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...args: any[]): any {
     const [config] = args as unknown[];
