@@ -30,13 +30,15 @@ export class RunningCardGateway {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<RunningCardGateway> {
+  /** `voidsByKey: false`: the profile of a gateway that voids by authorization id only. */
+  static async start({ voidsByKey = true }: { voidsByKey?: boolean } = {}): Promise<RunningCardGateway> {
     const databaseName = `${runDatabasePrefix()}gateway_${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(3).toString('hex')}`;
     const databaseUrl = withDatabaseName(TEST_DATABASE_URL, databaseName);
     await migrateCardGateway(databaseUrl);
-    const app = await createCardGateway({ port: 0, host: '127.0.0.1', databaseUrl, adminToken: GATEWAY_ADMIN_TOKEN }, [
-      'error',
-    ]);
+    const app = await createCardGateway(
+      { port: 0, host: '127.0.0.1', databaseUrl, adminToken: GATEWAY_ADMIN_TOKEN, voidsByKey },
+      ['error'],
+    );
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     return new RunningCardGateway(app, databaseName, `http://127.0.0.1:${port}`);

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Declines } from '../card-gateway.service';
 import type { Operation } from '../domain/operations';
+import type { Route } from '../requests';
 import { type ArmedRule, type FaultRule, takeRule } from './fault-rules';
 
 /** What the lab has in force: rules by fault, and an outage's end. */
@@ -61,9 +62,10 @@ export class Lab extends Declines implements OnModuleDestroy {
     return takeRule(this.rules, 'decline', operation) !== undefined;
   }
 
-  /** Runs one operation through the faults in force: held, refused, answered 502, or late. */
-  async around<T>(operation: Operation, perform: () => Promise<T>): Promise<T> {
-    if (this.down?.mode === '503') {
+  /** Runs one operation (or a listing) through the faults in force: held, refused, answered 502, or late. */
+  async around<T>(operation: Route, perform: () => Promise<T>): Promise<T> {
+    // The listing stays readable through a 503 outage, where the tests count; it has faults of its own.
+    if (this.down?.mode === '503' && operation !== 'listing') {
       throw new ServiceUnavailableException({ statusCode: 503, error: 'Service Unavailable', reason: 'down' });
     }
     const hold = takeRule(this.rules, 'hold', operation);
