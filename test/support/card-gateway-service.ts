@@ -5,6 +5,7 @@ import { createCardGateway } from '../../participants/card-gateway/card-gateway.
 import { migrateCardGateway } from '../../participants/card-gateway/database/migrate';
 import type { OperationRecord } from '../../participants/card-gateway/domain/operations';
 import type { FaultRule } from '../../participants/card-gateway/lab/fault-rules';
+import { eventually } from './eventually';
 import { dropDatabase } from './test-database';
 import { runDatabasePrefix, TEST_DATABASE_URL, withDatabaseName } from './test-env';
 
@@ -71,6 +72,14 @@ export class RunningCardGateway {
     // The connection that carried the fault is closed once answered; a request sent on it before
     // its close is heard would be cut off, not refused. Refused afresh, every old one is gone.
     if (rule.fault === 'down' && (rule.mode ?? 'refuse') === 'refuse') await untilRefused(new URL(this.url));
+  }
+
+  /** Until every request it took in has been answered (a held one processed, a late one sent). */
+  async untilAnswered(): Promise<void> {
+    await eventually(async () => (await this.admin('GET')).body.inFlight === 0, {
+      timeoutMs: 20_000,
+      what: 'the gateway to answer every request it took in',
+    });
   }
 
   async clearFaults(): Promise<void> {

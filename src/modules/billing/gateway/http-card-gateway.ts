@@ -63,7 +63,7 @@ export class HttpCardGateway extends CardGateway {
 
   async authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
     const path = `references/${encodeURIComponent(reference)}/operations`;
-    const text = await this.exchange(path, `look-up ${reference}`, { method: 'GET' });
+    const text = await this.exchange(path, '(a look-up)', { method: 'GET' });
     return authorizationsIn(listingIn(text));
   }
 
@@ -102,7 +102,9 @@ export class HttpCardGateway extends CardGateway {
         return { kind: 'retry', error: new Error(`connection refused at ${this.config.url}`, { cause: error }) };
       }
       if ((error as Error).name === 'TimeoutError') {
-        throw new Error(`no answer within ${timeoutMs} ms to ${path} ${what}: it may still have taken effect`, {
+        // A POST's effect may have happened; a GET's answer is unknown, which is not "none".
+        const unknown = init.method === 'GET' ? 'what it holds is not known' : 'it may still have taken effect';
+        throw new Error(`no answer within ${timeoutMs} ms to ${init.method} ${path} ${what}: ${unknown}`, {
           cause: error,
         });
       }
