@@ -1,10 +1,9 @@
 import { Faults, type FaultRule } from '../../src/infra/faults/faults';
-import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { RunningCardGateway } from '../support/card-gateway-service';
 import { CheckoutClient } from '../support/checkout-client';
-import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
+import { approveUnrecorded } from '../support/unrecorded-authorization';
 
 const NONE = { authorize: 0, capture: 0, void: 0, refund: 0 };
 
@@ -64,26 +63,11 @@ describe('A saga that voids an authorization it never recorded, at a gateway wit
   async function unrecordedAuthorization(meanwhile: () => Promise<void> = async () => undefined) {
     app.get(Faults).set([silentBilling, voidLater]);
     const id = await client.start({ userId: (await client.createUser()).id, mode: 'orchestration' });
-    await eventually(
-      async () => {
-        const [step] = await app.database.query(
-          `SELECT 1 FROM checkout.saga_steps WHERE saga_id = $1 AND step = 'billing.authorize-payment'`,
-          [id],
-        );
-        expect(step).toBeDefined();
-      },
-      { timeoutMs: 20_000, what: `the saga of ${id} to send billing.authorize-payment` },
-    );
-    const approved = await app.get(CardGateway).authorize(`${id}:billing.authorize-payment`, {
-      paymentMethod: 'pm_card_ok',
-      amountCents: 990,
-      currency: 'USD',
-      reference: id,
-    });
-    if (!approved.approved) throw new Error(`the gateway declined: ${approved.reason}`);
+    await client.untilSagaSent(id, 'billing.authorize-payment');
+    const authorizationId = await approveUnrecorded(app, id);
     await meanwhile();
     app.get(Faults).set([silentBilling]);
-    return { id, authorizationId: approved.authorizationId };
+    return { id, authorizationId };
   }
 
   /** Billing's tombstone of the checkout, and the authorization it names, if any. */
