@@ -7,13 +7,18 @@ describe("The card gateway service's settings", () => {
       host: '127.0.0.1',
       databaseUrl: 'postgres://postgres:postgres@127.0.0.1:5432/card_gateway',
       adminToken: undefined,
+      voidsByKey: true,
     });
   });
 
   it('when values are wrong, then each is named and none is echoed', () => {
     const problems = (() => {
       try {
-        readCardGatewayConfig({ CARD_GATEWAY_PORT: 'http', CARD_GATEWAY_ADMIN_TOKEN: 'short' });
+        readCardGatewayConfig({
+          CARD_GATEWAY_PORT: 'http',
+          CARD_GATEWAY_ADMIN_TOKEN: 'short',
+          CARD_GATEWAY_VOIDS_BY_KEY: 'no',
+        });
         return [];
       } catch (error) {
         return (error as InvalidCardGatewayConfig).problems;
@@ -23,6 +28,7 @@ describe("The card gateway service's settings", () => {
     expect(problems).toEqual([
       'CARD_GATEWAY_PORT: must be a port number (0 to 65535)',
       'CARD_GATEWAY_ADMIN_TOKEN: must be at least 16 characters',
+      'CARD_GATEWAY_VOIDS_BY_KEY: must be true or false',
     ]);
   });
 });

@@ -7,6 +7,11 @@ export interface CardGatewayConfig {
   databaseUrl: string;
   /** Opens the admin API (/admin/...), where faults are set; unset, the admin API answers 404. */
   adminToken: string | undefined;
+  /**
+   * Whether a void may name its authorization by the key it was requested with. Off, the gateway
+   * is one that offers no cancellation by the merchant's key: such a void is refused (422).
+   */
+  voidsByKey: boolean;
 }
 
 /** The Nest token of the service's settings. */
@@ -25,8 +30,9 @@ const set = (value: string | undefined): string | undefined =>
 
 /**
  * CARD_GATEWAY_PORT (4010), CARD_GATEWAY_HOST (127.0.0.1), CARD_GATEWAY_DATABASE_URL (a database
- * `card_gateway` on the local Postgres) and CARD_GATEWAY_ADMIN_TOKEN (unset: no admin API). A
- * token short enough to guess opens nothing: it is refused at start.
+ * `card_gateway` on the local Postgres), CARD_GATEWAY_ADMIN_TOKEN (unset: no admin API) and
+ * CARD_GATEWAY_VOIDS_BY_KEY (`true` or `false`, true unless said). A token short enough to guess
+ * opens nothing: it is refused at start.
  */
 export function readCardGatewayConfig(env: NodeJS.ProcessEnv = process.env): CardGatewayConfig {
   const problems: string[] = [];
@@ -39,6 +45,15 @@ export function readCardGatewayConfig(env: NodeJS.ProcessEnv = process.env): Car
   const adminToken = set(env.CARD_GATEWAY_ADMIN_TOKEN);
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push('CARD_GATEWAY_ADMIN_TOKEN: must be at least 16 characters');
+  const voidsByKey = set(env.CARD_GATEWAY_VOIDS_BY_KEY) ?? 'true';
+  if (voidsByKey !== 'true' && voidsByKey !== 'false')
+    problems.push('CARD_GATEWAY_VOIDS_BY_KEY: must be true or false');
   if (problems.length > 0) throw new InvalidCardGatewayConfig(problems);
-  return { port, host: set(env.CARD_GATEWAY_HOST) ?? '127.0.0.1', databaseUrl, adminToken };
+  return {
+    port,
+    host: set(env.CARD_GATEWAY_HOST) ?? '127.0.0.1',
+    databaseUrl,
+    adminToken,
+    voidsByKey: voidsByKey === 'true',
+  };
 }

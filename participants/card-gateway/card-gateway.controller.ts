@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { CARD_GATEWAY_CONFIG, type CardGatewayConfig } from './card-gateway.config';
 import { CardGatewayService } from './card-gateway.service';
 import { OperationsStore } from './database/operations.store';
 import type { GatewayResponse, OperationRecord } from './domain/operations';
@@ -14,13 +15,15 @@ import {
 /**
  * The gateway's API. Every operation takes the caller's Idempotency-Key header and answers 200
  * with its decision, approved or not: a decline is an answer, not an error. A request the
- * gateway cannot read is a 400 with a `reason`, and nothing is written.
+ * gateway cannot read is a 400 with a `reason`, and one it does not offer (a void by key, under
+ * CARD_GATEWAY_VOIDS_BY_KEY=false) a 422 with a `reason`: nothing is written for either.
  */
 @Controller('v1')
 export class CardGatewayController {
   constructor(
     private readonly gateway: CardGatewayService,
     private readonly store: OperationsStore,
+    @Inject(CARD_GATEWAY_CONFIG) private readonly config: CardGatewayConfig,
   ) {}
 
   @Post('authorizations')
@@ -41,7 +44,7 @@ export class CardGatewayController {
   @HttpCode(200)
   @PerformsOperation('void')
   void(@IdempotencyKey() key: string, @Body() body: VoidBody): Promise<GatewayResponse> {
-    return this.gateway.void(key, voidTarget(body));
+    return this.gateway.void(key, voidTarget(body, this.config));
   }
 
   @Post('refunds')
@@ -53,6 +56,7 @@ export class CardGatewayController {
 
   /** Every operation filed under a merchant's reference: what a checker counts, where a 2 can show up. */
   @Get('references/:reference/operations')
+  @PerformsOperation('listing')
   async filedUnder(
     @Param('reference') reference: string,
   ): Promise<{ reference: string; operations: OperationRecord[] }> {

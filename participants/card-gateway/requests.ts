@@ -1,5 +1,6 @@
 import {
   BadRequestException,
+  UnprocessableEntityException,
   createParamDecorator,
   type ExecutionContext,
   SetMetadata,
@@ -8,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { type Operation, TEST_TOKENS, type TestToken } from './domain/operations';
+import { OPERATIONS, TEST_TOKENS, type TestToken } from './domain/operations';
 
 /** A 400 whose body a client can act on: `reason` for code, `message` for people, `details` by field. */
 export const badRequest = (reason: string, message: string, details?: Record<string, string[]>) =>
@@ -26,6 +27,13 @@ export const requestValidation = new ValidationPipe({
     ),
 });
 
+/**
+ * A void by key where the gateway offers none: a 422, not a decision. A decision (200) is kept for
+ * its key and answered again; this depends on the gateway's profile and keeps nothing, and a 4xx
+ * is not sent again by a well-kept client.
+ */
+export const VOID_BY_KEY_NOT_OFFERED = 'void-by-key-not-offered';
+
 const KEY_HEADER = 'idempotency-key';
 
 /** The caller's Idempotency-Key header: required, one value, 1 to 200 characters. */
@@ -40,9 +48,13 @@ export const IdempotencyKey = createParamDecorator((_: unknown, context: Executi
   return key;
 });
 
-/** Which operation a route performs: what the logs say and what a lab's faults are aimed at. */
+/** The routes a lab's faults are aimed at: each operation, and the listing of a reference. */
+export const ROUTES = [...OPERATIONS, 'listing'] as const;
+export type Route = (typeof ROUTES)[number];
+
+/** Which operation a route performs (or that it lists): what the logs say and what a lab's faults are aimed at. */
 export const OPERATION = 'card-gateway:operation';
-export const PerformsOperation = (operation: Operation) => SetMetadata(OPERATION, operation);
+export const PerformsOperation = (route: Route) => SetMetadata(OPERATION, route);
 
 export class AuthorizeBody {
   @IsIn(TEST_TOKENS) paymentMethod!: TestToken;
@@ -61,11 +73,23 @@ export class VoidBody {
   @IsOptional() @IsString() @Length(1, 200) authorizationKey?: string;
 }
 
-export function voidTarget(body: VoidBody): { authorizationId: string } | { authorizationKey: string } {
+export function voidTarget(
+  body: VoidBody,
+  { voidsByKey }: { voidsByKey: boolean },
+): { authorizationId: string } | { authorizationKey: string } {
   if (body.authorizationId !== undefined && body.authorizationKey === undefined)
     return { authorizationId: body.authorizationId };
-  if (body.authorizationKey !== undefined && body.authorizationId === undefined)
+  if (body.authorizationKey !== undefined && body.authorizationId === undefined) {
+    if (!voidsByKey) {
+      throw new UnprocessableEntityException({
+        statusCode: 422,
+        error: 'Unprocessable Entity',
+        reason: VOID_BY_KEY_NOT_OFFERED,
+        message: 'this gateway voids an authorization by its id only: look it up under its reference',
+      });
+    }
     return { authorizationKey: body.authorizationKey };
+  }
   throw badRequest('invalid-request', 'a void names either authorizationId or authorizationKey, not both nor neither', {
     authorizationId: ['give exactly one of authorizationId and authorizationKey'],
   });

@@ -1,10 +1,10 @@
 import { Faults, type FaultRule } from '../../src/infra/faults/faults';
 import { LogicalRelay } from '../../src/infra/outbox/relaying/logical-relay';
-import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { TestApp } from '../support/test-app';
+import { approveUnrecorded } from '../support/unrecorded-authorization';
 
 /**
  * Hole 1 of issue 8: the gateway approves an authorization whose payment row never commits (the
@@ -55,24 +55,9 @@ describe('An authorization the gateway approved but we never recorded', () => {
     app.get(Faults).set([silentBilling, voidLater]);
     const user = await client.createUser();
     const id = await client.start({ userId: user.id, mode: 'orchestration' });
-    await eventually(
-      async () => {
-        const [step] = await app.database.query<{ status: string }>(
-          `SELECT status FROM checkout.saga_steps WHERE saga_id = $1 AND step = 'billing.authorize-payment'`,
-          [id],
-        );
-        expect(step).toBeDefined();
-      },
-      { timeoutMs: 20_000, what: `the saga of ${id} to send billing.authorize-payment` },
-    );
+    await client.untilSagaSent(id, 'billing.authorize-payment');
     // The gateway approves an attempt whose commit never happened, under the step's key.
-    const approved = await app.get(CardGateway).authorize(`${id}:billing.authorize-payment`, {
-      paymentMethod: 'pm_card_ok',
-      amountCents: 990,
-      currency: 'USD',
-      reference: id,
-    });
-    expect(approved.approved).toBe(true);
+    await approveUnrecorded(app, id);
     app.get(Faults).set([silentBilling]);
 
     await client.until(id, ['FAILED']);

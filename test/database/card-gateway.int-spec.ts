@@ -102,4 +102,18 @@ describe('the fake card gateway, over the app pool client', () => {
 
     expect({ authorize: afterAuthorize, capture: writes() - afterAuthorize }).toEqual({ authorize: 2, capture: 4 });
   });
+
+  it('when it voids by id only, then a void by key is refused with nothing kept, and a look-up finds the authorization to void by id', async () => {
+    const byIdOnly = new FakeCardGateway(records, false);
+    const reference = randomUUID();
+    const authorizationId = authorizationOf(await byIdOnly.authorize(`auth-${reference}`, card(reference)));
+
+    const byKey = await byIdOnly.void(`void-${reference}`, { authorizationKey: `auth-${reference}` }).catch(String);
+    const found = await byIdOnly.authorizationsFiledUnder(reference);
+    await byIdOnly.void(`void-${reference}`, { authorizationId });
+
+    expect(byKey).toContain('void-by-key-not-offered');
+    expect(found).toEqual([{ authorizationId, done: [] }]);
+    expect(await byIdOnly.authorizationsFiledUnder(reference)).toEqual([{ authorizationId, done: ['void'] }]);
+  });
 });

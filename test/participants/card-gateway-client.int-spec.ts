@@ -23,7 +23,7 @@ describe("The app's HTTP client of the card gateway, against the real service", 
 
   beforeAll(async () => {
     gateway = await RunningCardGateway.start();
-    client = new HttpCardGateway({ url: gateway.url, timeoutMs: 500, attempts: 3, backoffMs: 20 });
+    client = new HttpCardGateway({ url: gateway.url, timeoutMs: 500, attempts: 3, backoffMs: 20, voidsByKey: true });
   });
   beforeEach(() => {
     fetched = jest.spyOn(globalThis, 'fetch');
@@ -112,5 +112,37 @@ describe("The app's HTTP client of the card gateway, against the real service", 
 
     expect(voided).toEqual(authorized);
     expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 1, refund: 0 });
+  });
+
+  it('when a reference is looked up, then each authorization filed under it comes with what was done on it', async () => {
+    const reference = randomUUID();
+    const voided = await client.authorize(`auth-${reference}`, card(reference));
+    const held = await client.authorize(`again-${reference}`, card(reference));
+    await client.void(`void-${reference}`, {
+      authorizationId: (voided as { authorizationId: string }).authorizationId,
+    });
+
+    const filed = await client.authorizationsFiledUnder(reference);
+
+    expect(filed).toEqual([
+      { authorizationId: (voided as { authorizationId: string }).authorizationId, done: ['void'] },
+      { authorizationId: (held as { authorizationId: string }).authorizationId, done: [] },
+    ]);
+    expect(await client.authorizationsFiledUnder(randomUUID())).toEqual([]);
+  });
+
+  it('when the listing answers 502, then the look-up asks again; when it is late past the timeout, it fails as the gateway', async () => {
+    const reference = randomUUID();
+    await client.authorize(`auth-${reference}`, card(reference));
+    const listings = () => fetched.mock.calls.filter(([url]) => String(url).endsWith('/operations')).length;
+    await gateway.fault({ fault: 'bad-gateway', operation: 'listing', when: 'before-effect' });
+
+    const answered = await client.authorizationsFiledUnder(reference);
+    await gateway.fault({ fault: 'late', operation: 'listing', delayMs: 1_000 });
+    const unanswered = await client.authorizationsFiledUnder(reference).catch((error: Error) => error);
+
+    expect({ answered: answered.length, listings: listings() }).toEqual({ answered: 1, listings: 3 });
+    expect(isOutsideFailure(unanswered)).toBe(true);
+    expect((unanswered as Error).message).toMatch(/card-gateway: .*no answer within 500 ms/);
   });
 });

@@ -5,6 +5,7 @@ import { createCardGateway } from '../../participants/card-gateway/card-gateway.
 import { migrateCardGateway } from '../../participants/card-gateway/database/migrate';
 import type { OperationRecord } from '../../participants/card-gateway/domain/operations';
 import type { FaultRule } from '../../participants/card-gateway/lab/fault-rules';
+import { eventually } from './eventually';
 import { dropDatabase } from './test-database';
 import { runDatabasePrefix, TEST_DATABASE_URL, withDatabaseName } from './test-env';
 
@@ -30,13 +31,15 @@ export class RunningCardGateway {
     readonly url: string,
   ) {}
 
-  static async start(): Promise<RunningCardGateway> {
+  /** `voidsByKey: false`: the profile of a gateway that voids by authorization id only. */
+  static async start({ voidsByKey = true }: { voidsByKey?: boolean } = {}): Promise<RunningCardGateway> {
     const databaseName = `${runDatabasePrefix()}gateway_${process.env.JEST_WORKER_ID ?? 0}_${randomBytes(3).toString('hex')}`;
     const databaseUrl = withDatabaseName(TEST_DATABASE_URL, databaseName);
     await migrateCardGateway(databaseUrl);
-    const app = await createCardGateway({ port: 0, host: '127.0.0.1', databaseUrl, adminToken: GATEWAY_ADMIN_TOKEN }, [
-      'error',
-    ]);
+    const app = await createCardGateway(
+      { port: 0, host: '127.0.0.1', databaseUrl, adminToken: GATEWAY_ADMIN_TOKEN, voidsByKey },
+      ['error'],
+    );
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as AddressInfo;
     return new RunningCardGateway(app, databaseName, `http://127.0.0.1:${port}`);
@@ -69,6 +72,14 @@ export class RunningCardGateway {
     // The connection that carried the fault is closed once answered; a request sent on it before
     // its close is heard would be cut off, not refused. Refused afresh, every old one is gone.
     if (rule.fault === 'down' && (rule.mode ?? 'refuse') === 'refuse') await untilRefused(new URL(this.url));
+  }
+
+  /** Until every request it took in has been answered (a held one processed, a late one sent). */
+  async untilAnswered(): Promise<void> {
+    await eventually(async () => (await this.admin('GET')).body.inFlight === 0, {
+      timeoutMs: 20_000,
+      what: 'the gateway to answer every request it took in',
+    });
   }
 
   async clearFaults(): Promise<void> {

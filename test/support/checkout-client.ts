@@ -111,6 +111,20 @@ export class CheckoutClient {
     );
   }
 
+  /** Waits until the saga of `id` has sent `step`: before, no attempt of it can have acted. */
+  async untilSagaSent(id: string, step: string): Promise<void> {
+    await eventually(
+      async () => {
+        const [sent] = await this.app.database.query(
+          `SELECT 1 FROM checkout.saga_steps WHERE saga_id = $1 AND step = $2`,
+          [id, step],
+        );
+        expect(sent).toBeDefined();
+      },
+      { timeoutMs: 20_000, what: `the saga of ${id} to send ${step}` },
+    );
+  }
+
   async timeline(id: string): Promise<Array<Record<string, unknown>>> {
     return (
       await this.app

@@ -1,8 +1,9 @@
 import { IsIn, IsInt, IsOptional, Max, Min, ValidateIf } from 'class-validator';
-import { OPERATIONS, type Operation } from '../domain/operations';
+import { ROUTES, type Route } from '../requests';
 
 /**
- * The faults a lab may set, each on the next `times` requests (of one operation, or of any):
+ * The faults a lab may set, each on the next `times` requests (of one operation, or of any; the
+ * listing of a reference only when named, `listing`, as it is where the tests count):
  * - `decline`: the decision is a decline (`injected-decline`), kept for the key as any decision is;
  * - `late`: the effect is applied, and the answer leaves `delayMs` later (a caller that gave up
  *   before then does not know the effect happened);
@@ -16,8 +17,8 @@ export type Fault = (typeof FAULTS)[number];
 
 export class FaultRule {
   @IsIn(FAULTS) fault!: Fault;
-  /** Unset: any operation. */
-  @IsOptional() @IsIn(OPERATIONS) operation?: Operation;
+  /** Unset: any operation (not the listing). */
+  @IsOptional() @IsIn(ROUTES) operation?: Route;
   /** How many requests it applies to; 1 unless said. */
   @IsOptional() @IsInt() @Min(1) @Max(10_000) times?: number;
   @ValidateIf((rule: FaultRule) => rule.fault === 'late' || rule.fault === 'hold')
@@ -40,7 +41,7 @@ export class FaultRule {
 /** A rule in force, with the requests it still applies to. */
 export interface ArmedRule {
   fault: Exclude<Fault, 'down'>;
-  operation?: Operation;
+  operation?: Route;
   left: number;
   delayMs?: number;
   when?: 'before-effect' | 'after-effect';
@@ -53,12 +54,11 @@ export interface ArmedRule {
 export function takeRule(
   rules: ArmedRule[],
   fault: ArmedRule['fault'],
-  operation: Operation,
+  route: Route,
   when?: ArmedRule['when'],
 ): ArmedRule | undefined {
   const index = rules.findIndex(
-    (rule) =>
-      rule.fault === fault && (rule.operation ?? operation) === operation && (when === undefined || rule.when === when),
+    (rule) => rule.fault === fault && aimsAt(rule, route) && (when === undefined || rule.when === when),
   );
   if (index < 0) return undefined;
   const rule = rules[index];
@@ -66,3 +66,7 @@ export function takeRule(
   if (rule.left <= 0) rules.splice(index, 1);
   return rule;
 }
+
+/** A rule for any operation leaves the listing alone: the tests count there while operations fail. */
+const aimsAt = (rule: ArmedRule, route: Route): boolean =>
+  rule.operation === undefined ? route !== 'listing' : rule.operation === route;

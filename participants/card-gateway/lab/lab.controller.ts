@@ -20,8 +20,7 @@ import type { Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { CARD_GATEWAY_CONFIG, type CardGatewayConfig } from '../card-gateway.config';
-import type { Operation } from '../domain/operations';
-import { OPERATION } from '../requests';
+import { OPERATION, type Route } from '../requests';
 import { FaultRule } from './fault-rules';
 import { Lab, type LabState } from './lab';
 
@@ -77,7 +76,7 @@ export class LabInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const operation = this.reflector.get<Operation | undefined>(OPERATION, context.getHandler());
+    const operation = this.reflector.get<Route | undefined>(OPERATION, context.getHandler());
     if (!operation) return next.handle();
     return from(this.lab.around(operation, () => lastValueFrom(next.handle())));
   }

@@ -5,12 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Declines } from '../card-gateway.service';
 import type { Operation } from '../domain/operations';
+import type { Route } from '../requests';
 import { type ArmedRule, type FaultRule, takeRule } from './fault-rules';
 
 /** What the lab has in force: rules by fault, and an outage's end. */
 export interface LabState {
   rules: ArmedRule[];
   down: { mode: 'refuse' | '503'; until: string } | null;
+  /** Requests taken in and not yet answered: a held or late one ends before its effects are counted. */
+  inFlight: number;
 }
 
 /**
@@ -20,6 +23,7 @@ export interface LabState {
 @Injectable()
 export class Lab extends Declines implements OnModuleDestroy {
   private rules: ArmedRule[] = [];
+  private inFlight = 0;
   private down: { mode: 'refuse' | '503'; until: number; timers: NodeJS.Timeout[] } | null = null;
   /** While connections are refused: how the server listens again where it did. */
   private listenAgain: (() => void) | undefined;
@@ -54,6 +58,7 @@ export class Lab extends Declines implements OnModuleDestroy {
     return {
       rules: this.rules.map((rule) => ({ ...rule })),
       down: this.down && { mode: this.down.mode, until: new Date(this.down.until).toISOString() },
+      inFlight: this.inFlight,
     };
   }
 
@@ -61,9 +66,19 @@ export class Lab extends Declines implements OnModuleDestroy {
     return takeRule(this.rules, 'decline', operation) !== undefined;
   }
 
-  /** Runs one operation through the faults in force: held, refused, answered 502, or late. */
-  async around<T>(operation: Operation, perform: () => Promise<T>): Promise<T> {
-    if (this.down?.mode === '503') {
+  /** Runs one operation (or a listing) through the faults in force: held, refused, answered 502, or late. */
+  async around<T>(operation: Route, perform: () => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    try {
+      return await this.faulted(operation, perform);
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  private async faulted<T>(operation: Route, perform: () => Promise<T>): Promise<T> {
+    // The listing stays readable through a 503 outage, where the tests count; it has faults of its own.
+    if (this.down?.mode === '503' && operation !== 'listing') {
       throw new ServiceUnavailableException({ statusCode: 503, error: 'Service Unavailable', reason: 'down' });
     }
     const hold = takeRule(this.rules, 'hold', operation);

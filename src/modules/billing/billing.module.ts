@@ -47,7 +47,9 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
       provide: CardGateway,
       inject: [cardGatewayConfig.KEY, GatewayRecords],
       useFactory: (config: CardGatewayConfig, records: GatewayRecords) =>
-        config.url ? new HttpCardGateway({ ...config, url: config.url }) : new FakeCardGateway(records),
+        config.url
+          ? new HttpCardGateway({ ...config, url: config.url })
+          : new FakeCardGateway(records, config.voidsByKey),
     },
     AuthorizePayment,
     CapturePayment,

@@ -131,6 +131,22 @@ export class GatewayTransaction {
     return rows[0] && { id: rows[0].id, reference: rows[0].reference, paymentMethod: rows[0].payment_method };
   }
 
+  /** Every operation filed under a merchant's reference, oldest first. */
+  async filedUnder(
+    reference: string,
+  ): Promise<Array<{ operation: string; approved: boolean; authorizationId: string | null }>> {
+    const { rows } = await this.db.query<{ operation: string; approved: boolean; authorization_id: string | null }>(
+      `SELECT operation, approved, authorization_id FROM billing.gateway_requests
+        WHERE reference = $1 ORDER BY created_at, operation`,
+      [reference],
+    );
+    return rows.map((row) => ({
+      operation: row.operation,
+      approved: row.approved,
+      authorizationId: row.authorization_id,
+    }));
+  }
+
   /** The operations but the authorization itself already approved on an authorization. */
   async approvedOperationsOn(authorizationId: string): Promise<string[]> {
     const { rows } = await this.db.query<{ operation: string }>(

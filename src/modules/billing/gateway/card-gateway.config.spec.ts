@@ -23,7 +23,13 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 
 describe('The card gateway settings', () => {
   it('when nothing is set, then the app keeps the fake gateway inside it, with bounded calls ready', () => {
-    expect(settingsFrom({})).toEqual({ url: undefined, timeoutMs: 5_000, attempts: 3, backoffMs: 100 });
+    expect(settingsFrom({})).toEqual({
+      url: undefined,
+      timeoutMs: 5_000,
+      attempts: 3,
+      backoffMs: 100,
+      voidsByKey: true,
+    });
   });
 
   it('when CARD_GATEWAY_URL is set, then the service is reached there, without a trailing slash', () => {
@@ -33,13 +39,23 @@ describe('The card gateway settings', () => {
     });
   });
 
+  it('when CARD_GATEWAY_VOIDS_BY_KEY is false, then the gateway is known to void by id only', () => {
+    expect(settingsFrom({ CARD_GATEWAY_VOIDS_BY_KEY: 'false' })).toMatchObject({ voidsByKey: false });
+  });
+
   it('when a value is wrong, then each is named', () => {
     expect(
-      problemsOf({ CARD_GATEWAY_URL: 'card-gateway:4010', CARD_GATEWAY_TIMEOUT_MS: '10', CARD_GATEWAY_ATTEMPTS: '0' }),
+      problemsOf({
+        CARD_GATEWAY_URL: 'card-gateway:4010',
+        CARD_GATEWAY_TIMEOUT_MS: '10',
+        CARD_GATEWAY_ATTEMPTS: '0',
+        CARD_GATEWAY_VOIDS_BY_KEY: 'sometimes',
+      }),
     ).toEqual([
       'CARD_GATEWAY_URL: must be an http:// or https:// URL',
       'CARD_GATEWAY_TIMEOUT_MS: must not be less than 100',
       'CARD_GATEWAY_ATTEMPTS: must not be less than 1',
+      'CARD_GATEWAY_VOIDS_BY_KEY: must be true or false',
     ]);
   });
 });

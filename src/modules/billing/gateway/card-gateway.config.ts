@@ -1,6 +1,6 @@
 import { type ConfigType, registerAs } from '@nestjs/config';
-import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { readEnv } from '../../../config/env';
+import { IsBoolean, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { EnvBoolean, readEnv } from '../../../config/env';
 
 class CardGatewayEnv {
   /** Unset: the fake gateway inside the app (FakeCardGateway); set: the service at this URL, over HTTP. */
@@ -15,6 +15,12 @@ class CardGatewayEnv {
   @IsInt() @Min(1) @Max(10) CARD_GATEWAY_ATTEMPTS: number = 3;
   /** The wait before the second request of a call, doubled before each next one. */
   @IsInt() @Min(0) @Max(10_000) CARD_GATEWAY_BACKOFF_MS: number = 100;
+  /**
+   * Whether the gateway voids an authorization by the key it was requested with (the service's
+   * setting of the same name, and the fake's). Off, a compensation with no payment row of ours
+   * looks the checkout up at the gateway before it voids by id.
+   */
+  @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) CARD_GATEWAY_VOIDS_BY_KEY: boolean = true;
 }
 
 export const cardGatewayConfig = registerAs('cardGateway', () => {
@@ -24,6 +30,7 @@ export const cardGatewayConfig = registerAs('cardGateway', () => {
     timeoutMs: env.CARD_GATEWAY_TIMEOUT_MS,
     attempts: env.CARD_GATEWAY_ATTEMPTS,
     backoffMs: env.CARD_GATEWAY_BACKOFF_MS,
+    voidsByKey: env.CARD_GATEWAY_VOIDS_BY_KEY,
   };
 });
 export type CardGatewayConfig = ConfigType<typeof cardGatewayConfig>;

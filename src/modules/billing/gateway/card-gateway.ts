@@ -2,11 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { GatewayRecords, type GatewayTransaction } from '../database/gateway-records';
 import type { PaymentMethod } from '../../checkout/contracts';
+import type { FiledAuthorization } from '../domain/filed-authorizations';
 
 export type GatewayResponse = { approved: true; authorizationId: string } | { approved: false; reason: string };
 
 /** The gateway has no authorization by that id or key: nothing was ever held under it. */
 export const UNKNOWN_AUTHORIZATION = 'unknown-authorization';
+/** A gateway without cancellation by key (CARD_GATEWAY_VOIDS_BY_KEY=false) refuses a void that names one. */
+export const VOID_BY_KEY_NOT_OFFERED = 'void-by-key-not-offered';
 
 export interface AuthorizationRequest {
   paymentMethod: PaymentMethod;
@@ -31,10 +34,37 @@ export type VoidTarget = { authorizationId: string } | { authorizationKey: strin
  * (ADR 0093); unset, to the fake below, which talks to our own Postgres only, whose failures are ours.
  */
 export abstract class CardGateway {
+  /** Whether a void may name its authorization by key (CARD_GATEWAY_VOIDS_BY_KEY); by id it always may. */
+  abstract readonly voidsByKey: boolean;
   abstract authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse>;
   abstract capture(key: string, authorizationId: string): Promise<GatewayResponse>;
   abstract void(key: string, target: VoidTarget): Promise<GatewayResponse>;
   abstract refund(key: string, authorizationId: string): Promise<GatewayResponse>;
+  /**
+   * The authorizations the gateway approved under a merchant's reference, each with what it
+   * approved on it since. An answer, or a throw: a look-up that went unanswered is never "none".
+   */
+  abstract authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]>;
+}
+
+/** One operation as a gateway lists it under a reference. */
+export interface FiledOperation {
+  operation: string;
+  approved: boolean;
+  authorizationId: string | null;
+}
+
+/** The approved authorizations among a reference's operations, each with the operations approved on it since. */
+export function authorizationsIn(operations: FiledOperation[]): FiledAuthorization[] {
+  const approved = operations.filter((each) => each.approved && each.authorizationId !== null);
+  return approved
+    .filter((each) => each.operation === 'authorize')
+    .map(({ authorizationId }) => ({
+      authorizationId: authorizationId!,
+      done: approved
+        .filter((each) => each.operation !== 'authorize' && each.authorizationId === authorizationId)
+        .map((each) => each.operation),
+    }));
 }
 
 type Operation = 'authorize' | 'capture' | 'void' | 'refund';
@@ -58,7 +88,10 @@ interface Decision {
  */
 @Injectable()
 export class FakeCardGateway extends CardGateway {
-  constructor(private readonly records: GatewayRecords) {
+  constructor(
+    private readonly records: GatewayRecords,
+    readonly voidsByKey = true,
+  ) {
     super();
   }
 
@@ -93,6 +126,10 @@ export class FakeCardGateway extends CardGateway {
   }
 
   void(key: string, target: VoidTarget): Promise<GatewayResponse> {
+    // Refused before anything is read or kept, as the service's 422 is.
+    if ('authorizationKey' in target && !this.voidsByKey) {
+      return Promise.reject(new Error(`the gateway voids by authorization id only: ${VOID_BY_KEY_NOT_OFFERED}`));
+    }
     return this.once('void', key, async (records) => {
       const authorization = await this.lockAuthorization(records, target);
       if (!authorization) return unknown('authorizationId' in target ? target.authorizationId : null);
@@ -106,6 +143,10 @@ export class FakeCardGateway extends CardGateway {
       if (!authorization) return unknown(authorizationId);
       return decided(authorization, authorization.done.includes('capture') ? undefined : 'not-captured');
     });
+  }
+
+  async authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
+    return authorizationsIn(await this.records.transaction((records) => records.filedUnder(reference)));
   }
 
   /**

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { PaymentsRepository } from '../database/payments.repository';
+import { decideVoidOfFiled } from '../domain/filed-authorizations';
 import { decideVoid } from '../domain/payment';
 import { CardGateway, type GatewayResponse, UNKNOWN_AUTHORIZATION } from '../gateway/card-gateway';
+import { voidOfFiledKey } from '../idempotency-keys';
 
 export interface VoidAuthorizationInput {
   checkoutId: string;
@@ -31,9 +33,9 @@ export class VoidAuthorization {
     const decision = decideVoid(payment);
     switch (decision.kind) {
       case 'tombstone': {
-        // The key is the authorization's own (a compensation carries its action's key).
-        const response = await this.gateway.void(idempotencyKey, { authorizationKey: idempotencyKey });
-        if (!response.approved && response.reason !== UNKNOWN_AUTHORIZATION) throw refused(checkoutId, response);
+        const found = this.gateway.voidsByKey
+          ? await this.voidByKey(checkoutId, idempotencyKey)
+          : await this.voidWhatIsFiled(checkoutId, idempotencyKey);
         const tombstone = await this.payments.insert({
           checkout_id: checkoutId,
           user_id: null,
@@ -44,7 +46,7 @@ export class VoidAuthorization {
           status: 'voided',
           tombstone: true,
           idempotency_key: idempotencyKey,
-          gateway_authorization_id: response.approved ? response.authorizationId : null,
+          gateway_authorization_id: found,
           decline_reason: null,
         });
         return { outcome: 'voided', paymentId: tombstone.id, isNew: true };
@@ -62,6 +64,35 @@ export class VoidAuthorization {
         return { outcome: 'voided', paymentId: voided.id, isNew: true };
       }
     }
+  }
+
+  /** The authorization the gateway voided by its key, or none if it never held one. */
+  private async voidByKey(checkoutId: string, idempotencyKey: string): Promise<string | null> {
+    // The key is the authorization's own (a compensation carries its action's key).
+    const response = await this.gateway.void(idempotencyKey, { authorizationKey: idempotencyKey });
+    if (!response.approved && response.reason !== UNKNOWN_AUTHORIZATION) throw refused(checkoutId, response);
+    return response.approved ? response.authorizationId : null;
+  }
+
+  /**
+   * Without void by key: look up what the gateway filed under the checkout, and void by id each
+   * authorization still held. The look-up is one more call that can go unanswered: it throws then
+   * (the compensation is retried, and in the end a person's), and only an answered look-up that
+   * finds nothing lets the tombstone say "never happened".
+   */
+  private async voidWhatIsFiled(checkoutId: string, idempotencyKey: string): Promise<string | null> {
+    const decision = decideVoidOfFiled(await this.gateway.authorizationsFiledUnder(checkoutId));
+    // Captured money we hold no payment of is no void's: retried, and in the end a person's.
+    if (decision.kind === 'captured') {
+      throw new Error(
+        `The gateway captured ${decision.authorizationId} for ${checkoutId}, of which we hold no payment`,
+      );
+    }
+    for (const authorizationId of decision.held) {
+      const response = await this.gateway.void(voidOfFiledKey(idempotencyKey, authorizationId), { authorizationId });
+      if (!response.approved) throw refused(checkoutId, response);
+    }
+    return decision.found;
   }
 }
 
