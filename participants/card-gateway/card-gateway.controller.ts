@@ -1,16 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { IdempotencyKey, PerformsOperation } from '../common/requests';
 import { CARD_GATEWAY_CONFIG, type CardGatewayConfig } from './card-gateway.config';
 import { CardGatewayService } from './card-gateway.service';
 import { OperationsStore } from './database/operations.store';
 import type { GatewayResponse, OperationRecord } from './domain/operations';
-import {
-  AuthorizeBody,
-  IdempotencyKey,
-  OnAuthorizationBody,
-  PerformsOperation,
-  VoidBody,
-  voidTarget,
-} from './requests';
+import { AuthorizeBody, OnAuthorizationBody, VoidBody, voidTarget } from './requests';
 
 /**
  * The gateway's API. Every operation takes the caller's Idempotency-Key header and answers 200
