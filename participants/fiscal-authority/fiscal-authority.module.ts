@@ -1,0 +1,41 @@
+import { type DynamicModule, type LogLevel, Module } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createParticipantApp } from '../common/app';
+import { Lab } from '../common/lab/lab';
+import { LabModule } from '../common/lab/lab.module';
+import { DocumentsStore } from './database/documents.store';
+import { FiscalAuthorityController } from './fiscal-authority.controller';
+import type { FiscalAuthorityConfig } from './fiscal-authority.config';
+import { FiscalAuthorityService } from './fiscal-authority.service';
+import { FaultRule } from './lab/fault-rules';
+
+/** The fiscal authority service: its API, its store, and its lab (faults over an admin API). */
+@Module({})
+export class FiscalAuthorityModule {
+  static forRoot(config: FiscalAuthorityConfig): DynamicModule {
+    return {
+      module: FiscalAuthorityModule,
+      imports: [LabModule.forRoot({ adminToken: config.adminToken, faultRule: FaultRule })],
+      controllers: [FiscalAuthorityController],
+      providers: [
+        { provide: DocumentsStore, useFactory: () => new DocumentsStore(config.databaseUrl) },
+        {
+          provide: FiscalAuthorityService,
+          inject: [DocumentsStore, Lab],
+          useFactory: (store: DocumentsStore, lab: Lab) =>
+            new FiscalAuthorityService(store, config.cancelWindowSeconds, {
+              take: (operation) => lab.takes('reject', operation),
+            }),
+        },
+      ],
+    };
+  }
+}
+
+/** The service as a Nest app, not yet listening: its database must be migrated (migrateFiscalAuthority). */
+export function createFiscalAuthority(
+  config: FiscalAuthorityConfig,
+  logger?: LogLevel[],
+): Promise<NestExpressApplication> {
+  return createParticipantApp(FiscalAuthorityModule.forRoot(config), 'the fiscal authority', logger);
+}
