@@ -1,4 +1,4 @@
-import { DocumentsStore, type DocumentsTransaction, type InvoiceRequest } from './database/documents.store';
+import { DocumentsStore, type DocumentsTransaction } from './database/documents.store';
 import {
   type AuthorityResponse,
   cancellationRefusal,
@@ -7,6 +7,7 @@ import {
   returnNoteRefusal,
   UNKNOWN_INVOICE,
 } from './domain/documents';
+import type { InvoiceBody } from './requests';
 
 /**
  * Where a lab turns the next requests into rejections. Outside a lab nothing does: the business
@@ -40,7 +41,7 @@ export class FiscalAuthorityService {
     private readonly rejections: Rejections = { take: () => false },
   ) {}
 
-  issueInvoice(key: string, request: InvoiceRequest): Promise<AuthorityResponse> {
+  issueInvoice(key: string, request: InvoiceBody): Promise<AuthorityResponse> {
     return this.once('invoice', key, async (tx) => ({
       response: { authorized: true, invoice: await tx.issueInvoice(request) },
       remembered: true,

@@ -2,15 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { ParticipantStore, ParticipantTransaction } from '../../common/database/store';
 import type { AuthorityResponse, FiscalDocument, InvoiceOnFile, Operation } from '../domain/documents';
-
-/** What an invoice is asked for with. */
-export interface InvoiceRequest {
-  reference: string;
-  buyer: string;
-  description: string;
-  amountCents: number;
-  currency: string;
-}
+import type { InvoiceBody } from '../requests';
 
 /**
  * The authority's memory, in its own database: every document it authorised, and every response
@@ -52,7 +44,7 @@ export class DocumentsTransaction extends ParticipantTransaction {
     );
   }
 
-  async issueInvoice(request: InvoiceRequest): Promise<FiscalDocument> {
+  async issueInvoice(request: InvoiceBody): Promise<FiscalDocument> {
     const { rows } = await this.db.query<DocumentRow>(
       `INSERT INTO fiscal_authority.documents (id, kind, reference, buyer, description, amount_cents, currency)
        VALUES ($1, 'invoice', $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
@@ -109,11 +101,7 @@ export class DocumentsTransaction extends ParticipantTransaction {
   }
 }
 
-type DocumentRow = {
-  kind: FiscalDocument['kind'];
-  id: string;
-  number: string;
-  reference: string;
+type DocumentRow = Pick<FiscalDocument, 'kind' | 'id' | 'number' | 'reference'> & {
   authorized_at: Date;
   cancelled_at: Date | null;
   invoice_id: string | null;
@@ -121,12 +109,16 @@ type DocumentRow = {
 
 const COLUMNS = 'kind, id, number::text AS number, reference, authorized_at, cancelled_at, invoice_id';
 
-const toDocument = (row: DocumentRow): FiscalDocument => ({
-  kind: row.kind,
-  id: row.id,
-  number: row.number,
-  reference: row.reference,
-  authorizedAt: row.authorized_at.toISOString(),
-  cancelledAt: row.cancelled_at?.toISOString() ?? null,
-  invoiceId: row.invoice_id,
-});
+const toDocument = (row: DocumentRow): FiscalDocument => {
+  const authorised = { id: row.id, number: row.number, reference: row.reference };
+  const authorizedAt = row.authorized_at.toISOString();
+  return row.kind === 'invoice'
+    ? {
+        ...authorised,
+        authorizedAt,
+        kind: 'invoice',
+        cancelledAt: row.cancelled_at?.toISOString() ?? null,
+        invoiceId: null,
+      }
+    : { ...authorised, authorizedAt, kind: 'return-note', cancelledAt: null, invoiceId: row.invoice_id! };
+};

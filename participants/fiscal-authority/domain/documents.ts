@@ -2,20 +2,22 @@
 export const OPERATIONS = ['invoice', 'cancellation', 'return-note'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-/** A document the authority authorised: an invoice, or a return note that reverses one. */
-export interface FiscalDocument {
-  kind: 'invoice' | 'return-note';
+/** What every document has: its id, the number printed on it, its reference, and when it was authorised (ISO 8601, by the database's clock). */
+interface Authorised {
   id: string;
-  /** The number the authority gave it, as printed on it. */
   number: string;
   reference: string;
-  /** When the authority authorised it (ISO 8601, by the database's clock): an invoice's cancel window runs from here. */
   authorizedAt: string;
-  /** For an invoice: when it was cancelled, if it was. */
-  cancelledAt: string | null;
-  /** For a return note: the invoice it reverses. */
-  invoiceId: string | null;
 }
+
+/**
+ * A document the authority authorised, one shape per kind: an invoice (cancelled, perhaps, within
+ * its window), or a return note that reverses one and is never cancelled itself. On the wire both
+ * carry `cancelledAt` and `invoiceId`, null where they say nothing.
+ */
+export type FiscalDocument =
+  | (Authorised & { kind: 'invoice'; cancelledAt: string | null; invoiceId: null })
+  | (Authorised & { kind: 'return-note'; cancelledAt: null; invoiceId: string });
 
 export type AuthorityResponse =
   | { authorized: true; invoice: FiscalDocument }
