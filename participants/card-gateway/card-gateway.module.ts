@@ -1,8 +1,7 @@
 import { type DynamicModule, type LogLevel, Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createParticipantApp } from '../common/app';
-import { Lab } from '../common/lab/lab';
-import { LabModule } from '../common/lab/lab.module';
+import { participantModule } from '../common/participant.module';
 import { CARD_GATEWAY_CONFIG, type CardGatewayConfig } from './card-gateway.config';
 import { CardGatewayController } from './card-gateway.controller';
 import { CardGatewayService } from './card-gateway.service';
@@ -13,21 +12,15 @@ import { FaultRule } from './lab/fault-rules';
 @Module({})
 export class CardGatewayModule {
   static forRoot(config: CardGatewayConfig): DynamicModule {
-    return {
-      module: CardGatewayModule,
-      imports: [LabModule.forRoot({ adminToken: config.adminToken, faultRule: FaultRule })],
-      controllers: [CardGatewayController],
-      providers: [
-        { provide: CARD_GATEWAY_CONFIG, useValue: config },
-        { provide: OperationsStore, useFactory: () => new OperationsStore(config.databaseUrl) },
-        {
-          provide: CardGatewayService,
-          inject: [OperationsStore, Lab],
-          useFactory: (store: OperationsStore, lab: Lab) =>
-            new CardGatewayService(store, { take: (operation) => lab.takes('decline', operation) }),
-        },
-      ],
-    };
+    const module = participantModule(CardGatewayModule, config, {
+      controller: CardGatewayController,
+      store: OperationsStore,
+      service: CardGatewayService,
+      makeService: (store, lab) =>
+        new CardGatewayService(store, { take: (operation) => lab.takes('decline', operation) }),
+      faultRule: FaultRule,
+    });
+    return { ...module, providers: [...module.providers!, { provide: CARD_GATEWAY_CONFIG, useValue: config }] };
   }
 }
 

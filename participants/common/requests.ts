@@ -1,5 +1,8 @@
 import {
+  applyDecorators,
   BadRequestException,
+  HttpCode,
+  Post,
   createParamDecorator,
   type ExecutionContext,
   SetMetadata,
@@ -47,3 +50,7 @@ export const IdempotencyKey = createParamDecorator((_: unknown, context: Executi
 /** Which operation a route performs (or that it lists): what the logs say and what a lab's faults are aimed at. */
 export const OPERATION = 'participant:operation';
 export const PerformsOperation = (route: string) => SetMetadata(OPERATION, route);
+
+/** A POST at `path` that performs `route`'s operation and answers 200 with its decision, whatever it is. */
+export const Performs = (path: string, route: string) =>
+  applyDecorators(Post(path), HttpCode(200), PerformsOperation(route));

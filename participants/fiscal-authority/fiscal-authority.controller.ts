@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { IdempotencyKey, PerformsOperation } from '../common/requests';
+import { Body, Controller, Get, Param } from '@nestjs/common';
+import { IdempotencyKey, Performs, PerformsOperation } from '../common/requests';
 import { DocumentsStore } from './database/documents.store';
 import type { AuthorityResponse, FiscalDocument } from './domain/documents';
 import { FiscalAuthorityService } from './fiscal-authority.service';
@@ -17,16 +17,12 @@ export class FiscalAuthorityController {
     private readonly store: DocumentsStore,
   ) {}
 
-  @Post('invoices')
-  @HttpCode(200)
-  @PerformsOperation('invoice')
+  @Performs('invoices', 'invoice')
   issueInvoice(@IdempotencyKey() key: string, @Body() body: InvoiceBody): Promise<AuthorityResponse> {
     return this.authority.issueInvoice(key, body);
   }
 
-  @Post('invoices/:invoiceId/cancellations')
-  @HttpCode(200)
-  @PerformsOperation('cancellation')
+  @Performs('invoices/:invoiceId/cancellations', 'cancellation')
   cancelInvoice(
     @IdempotencyKey() key: string,
     @Param('invoiceId') invoiceId: string,
@@ -35,9 +31,7 @@ export class FiscalAuthorityController {
     return this.authority.cancelInvoice(key, invoiceId, body.reason);
   }
 
-  @Post('return-notes')
-  @HttpCode(200)
-  @PerformsOperation('return-note')
+  @Performs('return-notes', 'return-note')
   issueReturnNote(@IdempotencyKey() key: string, @Body() body: ReturnNoteBody): Promise<AuthorityResponse> {
     return this.authority.issueReturnNote(key, body.invoiceId, body.reason);
   }

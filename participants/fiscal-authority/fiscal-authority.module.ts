@@ -1,8 +1,7 @@
 import { type DynamicModule, type LogLevel, Module } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createParticipantApp } from '../common/app';
-import { Lab } from '../common/lab/lab';
-import { LabModule } from '../common/lab/lab.module';
+import { participantModule } from '../common/participant.module';
 import { DocumentsStore } from './database/documents.store';
 import { FiscalAuthorityController } from './fiscal-authority.controller';
 import type { FiscalAuthorityConfig } from './fiscal-authority.config';
@@ -13,22 +12,16 @@ import { FaultRule } from './lab/fault-rules';
 @Module({})
 export class FiscalAuthorityModule {
   static forRoot(config: FiscalAuthorityConfig): DynamicModule {
-    return {
-      module: FiscalAuthorityModule,
-      imports: [LabModule.forRoot({ adminToken: config.adminToken, faultRule: FaultRule })],
-      controllers: [FiscalAuthorityController],
-      providers: [
-        { provide: DocumentsStore, useFactory: () => new DocumentsStore(config.databaseUrl) },
-        {
-          provide: FiscalAuthorityService,
-          inject: [DocumentsStore, Lab],
-          useFactory: (store: DocumentsStore, lab: Lab) =>
-            new FiscalAuthorityService(store, config.cancelWindowSeconds, {
-              take: (operation) => lab.takes('reject', operation),
-            }),
-        },
-      ],
-    };
+    return participantModule(FiscalAuthorityModule, config, {
+      controller: FiscalAuthorityController,
+      store: DocumentsStore,
+      service: FiscalAuthorityService,
+      makeService: (store, lab) =>
+        new FiscalAuthorityService(store, config.cancelWindowSeconds, {
+          take: (operation) => lab.takes('reject', operation),
+        }),
+      faultRule: FaultRule,
+    });
   }
 }
 

@@ -89,15 +89,16 @@ export class FiscalAuthorityService {
     key: string,
     decide: (tx: DocumentsTransaction) => Promise<Decision>,
   ): Promise<AuthorityResponse> {
-    return this.store.transaction(async (tx) => {
-      await tx.lock(`${operation}:${key}`);
-      const stored = await tx.responseTo(operation, key);
-      if (stored) return stored;
-      const decision = this.rejections.take(operation)
-        ? { response: { authorized: false as const, reason: INJECTED_REJECTION }, remembered: true }
-        : await decide(tx);
-      if (decision.remembered) await tx.remember(operation, key, decision.response);
-      return decision.response;
-    });
+    return this.store.once(
+      `${operation}:${key}`,
+      (tx) => tx.responseTo(operation, key),
+      async (tx) => {
+        const decision = this.rejections.take(operation)
+          ? { response: { authorized: false as const, reason: INJECTED_REJECTION }, remembered: true }
+          : await decide(tx);
+        if (decision.remembered) await tx.remember(operation, key, decision.response);
+        return decision.response;
+      },
+    );
   }
 }

@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import { ParticipantStore, ParticipantTransaction } from '../../common/database/store';
 import type { Operation, OperationRecord, StoredAuthorization } from '../domain/operations';
 
@@ -10,11 +9,7 @@ export type AuthorizationRow = Omit<StoredAuthorization, 'done'>;
  */
 export class OperationsStore extends ParticipantStore<OperationsTransaction> {
   constructor(databaseUrl: string) {
-    super(databaseUrl, 'card-gateway');
-  }
-
-  protected within(db: PoolClient): OperationsTransaction {
-    return new OperationsTransaction(db);
+    super(databaseUrl, 'card-gateway', (db) => new OperationsTransaction(db));
   }
 
   /** Every operation filed under a merchant's reference, oldest first. */

@@ -1,19 +1,21 @@
 import { Pool, type PoolClient } from 'pg';
 
 /**
- * A participant's pool on its own database, and its transactions. A store of a service extends it
- * with its reads; its writes go through `transaction`.
+ * A participant's pool on its own database, and its transactions (`Tx`, made by `within` on each).
+ * A store of a service extends it with its reads; its writes go through `transaction` or `once`.
  */
-export abstract class ParticipantStore<Tx> {
+export class ParticipantStore<Tx extends ParticipantTransaction> {
   protected readonly pool: Pool;
 
-  constructor(databaseUrl: string, applicationName: string) {
+  constructor(
+    databaseUrl: string,
+    applicationName: string,
+    /** What a transaction of this store offers, on the client that runs it. */
+    private readonly within: (db: PoolClient) => Tx,
+  ) {
     this.pool = new Pool({ connectionString: databaseUrl, max: 8, application_name: applicationName });
     this.pool.on('error', () => undefined); // an idle connection lost: the next call opens another
   }
-
-  /** What a transaction of this store offers, on the client that runs it. */
-  protected abstract within(db: PoolClient): Tx;
 
   /** Nest calls it as the service stops: the pool's connections end with it. */
   async onApplicationShutdown(): Promise<void> {
@@ -23,6 +25,17 @@ export abstract class ParticipantStore<Tx> {
   /** Runs `work` in a transaction: committed if it returns, rolled back if it throws. */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, (db) => work(this.within(db)));
+  }
+
+  /**
+   * One request under its idempotency key, in a transaction holding the lock named `lock` (calls
+   * on one key take turns): the response `kept` finds for it, else the one `decide` makes (and keeps).
+   */
+  once<R>(lock: string, kept: (tx: Tx) => Promise<R | undefined>, decide: (tx: Tx) => Promise<R>): Promise<R> {
+    return this.transaction(async (tx) => {
+      await tx.lock(lock);
+      return (await kept(tx)) ?? decide(tx);
+    });
   }
 }
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import { ParticipantStore, ParticipantTransaction } from '../../common/database/store';
 import type { AuthorityResponse, FiscalDocument, InvoiceOnFile, Operation } from '../domain/documents';
 import type { InvoiceBody } from '../requests';
@@ -10,11 +9,7 @@ import type { InvoiceBody } from '../requests';
  */
 export class DocumentsStore extends ParticipantStore<DocumentsTransaction> {
   constructor(databaseUrl: string) {
-    super(databaseUrl, 'fiscal-authority');
-  }
-
-  protected within(db: PoolClient): DocumentsTransaction {
-    return new DocumentsTransaction(db);
+    super(databaseUrl, 'fiscal-authority', (db) => new DocumentsTransaction(db));
   }
 
   /** Every document filed under a merchant's reference, in the order the authority numbered them. */
