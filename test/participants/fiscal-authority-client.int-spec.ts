@@ -1,28 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { isOutsideFailure } from '../../src/infra/failure-source';
-import type { InvoiceRequest } from '../../src/modules/billing/invoicing/fiscal-authority';
 import { HttpFiscalAuthority } from '../../src/modules/billing/invoicing/http-fiscal-authority';
 import { eventually } from '../support/eventually';
-import { RunningFiscalAuthority } from '../support/fiscal-authority-service';
-
-const sale = (reference: string): InvoiceRequest => ({
-  reference,
-  buyer: 'buyer-1',
-  description: 'the pro plan, a month',
-  amountCents: 4_990,
-  currency: 'BRL',
-});
-
-const nothing = { invoice: 0, cancellation: 0, returnNote: 0 };
+import { NO_EFFECTS, RunningFiscalAuthority, sale } from '../support/fiscal-authority-service';
+import { aroundParticipantTests } from '../support/participant-service';
 
 describe("The app's HTTP client of the fiscal authority, against the real service", () => {
+  const around = aroundParticipantTests(() => RunningFiscalAuthority.start());
   let authority: RunningFiscalAuthority;
   let client: HttpFiscalAuthority;
-  let fetched: jest.SpiedFunction<typeof fetch>;
 
   /** The invoices the client asked for: its attempts, counted where they leave. */
-  const invoiceRequests = () =>
-    fetched.mock.calls.filter(([url, init]) => String(url).endsWith('/v1/invoices') && init?.method === 'POST').length;
+  const invoiceRequests = () => around.requestsTo('invoices');
   /** What a call threw, for a test that expects it to throw. */
   const failureOf = (call: Promise<unknown>) =>
     call.then(
@@ -30,18 +19,10 @@ describe("The app's HTTP client of the fiscal authority, against the real servic
       (error: Error) => error,
     );
 
-  beforeAll(async () => {
-    authority = await RunningFiscalAuthority.start();
+  beforeAll(() => {
+    authority = around.service();
     client = new HttpFiscalAuthority({ url: authority.url, timeoutMs: 500, attempts: 3, backoffMs: 20 });
   });
-  beforeEach(() => {
-    fetched = jest.spyOn(globalThis, 'fetch');
-  });
-  afterEach(async () => {
-    fetched.mockRestore();
-    await authority.clearFaults();
-  });
-  afterAll(() => authority.stop());
 
   it('when an invoice is issued, cancelled and then reversed, then each answer reads as the port says, and the listing holds the invoice', async () => {
     const reference = randomUUID();
@@ -67,7 +48,7 @@ describe("The app's HTTP client of the fiscal authority, against the real servic
 
     expect(answer.authorized).toBe(true);
     expect(invoiceRequests()).toBe(2);
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1 });
   });
 
   it('when the authority answers 503 on every attempt, then the call fails as the authority with that status, after its attempts', async () => {
@@ -79,7 +60,7 @@ describe("The app's HTTP client of the fiscal authority, against the real servic
     expect(isOutsideFailure(failure)).toBe(true);
     expect(failure.message).toMatch(/fiscal-authority: .*answered 503/);
     expect(invoiceRequests()).toBe(3);
-    expect(await authority.effects(reference)).toEqual(nothing);
+    expect(await authority.effects(reference)).toEqual(NO_EFFECTS);
   });
 
   it('when the authority refuses connections for a while, then the call fails as the authority after its attempts, and succeeds once it is back', async () => {
@@ -95,7 +76,7 @@ describe("The app's HTTP client of the fiscal authority, against the real servic
       async () => expect((await client.issueInvoice(`nf-${reference}`, sale(reference))).authorized).toBe(true),
       { timeoutMs: 6_000, intervalMs: 200 },
     );
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1 });
   });
 
   it('when the answer comes after the timeout, then the call fails unretried, and the same key then gets the one invoice filed', async () => {
@@ -113,7 +94,7 @@ describe("The app's HTTP client of the fiscal authority, against the real servic
     expect(sentBeforeTheRetry).toBe(1);
     const [filed] = await authority.documents(reference);
     expect(again).toEqual({ authorized: true, invoice: filed });
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1 });
   });
 
   it('when the authority refuses the request as malformed, then the client does not ask again', async () => {

@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/eventually';
-import { AUTHORITY_ADMIN_TOKEN, RunningFiscalAuthority } from '../support/fiscal-authority-service';
-import { TestDatabase } from '../support/test-database';
-
-const sale = (reference: string) => ({
-  reference,
-  buyer: 'buyer-1',
-  description: 'the pro plan, a month',
-  amountCents: 4_990,
-  currency: 'BRL',
-});
-
-const nothing = { invoice: 0, cancellation: 0, returnNote: 0 };
+import { itTakesTheLabsFaults } from '../support/lab-faults';
+import { aroundParticipantTests } from '../support/participant-service';
+import { AUTHORITY_ADMIN_TOKEN, NO_EFFECTS, RunningFiscalAuthority, sale } from '../support/fiscal-authority-service';
 
 describe('The fiscal authority service, over HTTP, with its own database', () => {
   let authority: RunningFiscalAuthority;
-  let storage: TestDatabase;
 
   const post = (path: string, key: string | undefined, body: unknown) =>
     authority.request('POST', `/v1/${path}`, { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
@@ -26,22 +16,17 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     post('return-notes', key, { invoiceId, reason: 'the sale is undone' });
   const invoiceIdOf = (answer: { body: Record<string, unknown> }) => (answer.body.invoice as { id: string }).id;
   /** Rows the service keeps, of every kind: what a refused request must leave as it was. */
-  const rowsKept = async () =>
-    (
-      await storage.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM fiscal_authority.documents) + (SELECT count(*) FROM fiscal_authority.requests))::int AS n`,
-      )
-    )[0].n;
+  const rowsKept = () => authority.rowsIn('fiscal_authority.documents', 'fiscal_authority.requests');
 
-  beforeAll(async () => {
-    authority = await RunningFiscalAuthority.start();
-    storage = TestDatabase.at(authority.databaseUrl);
+  const around = aroundParticipantTests(() => RunningFiscalAuthority.start());
+  beforeAll(() => {
+    authority = around.service();
   });
-  afterEach(() => authority.clearFaults());
-  afterAll(async () => {
-    await storage.drop();
-    await authority.stop();
-  });
+  /** A fresh reference, and an invoice authorised under it. */
+  const anInvoice = async () => {
+    const reference = randomUUID();
+    return { reference, invoiceId: invoiceIdOf(await invoice(`nf-${reference}`, reference)) };
+  };
 
   it('when one key is asked many times at once, then every call gets the first invoice, and one is filed', async () => {
     const reference = randomUUID();
@@ -50,7 +35,7 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
 
     expect(answers.map(({ status }) => status)).toEqual(answers.map(() => 200));
     expect(new Set(answers.map(invoiceIdOf)).size).toBe(1);
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1 });
   });
 
   it('when a key is asked again later, then the same invoice comes back; another key is another invoice', async () => {
@@ -63,12 +48,11 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     expect(again.body).toEqual(first.body);
     expect(first.body).toMatchObject({ authorized: true, invoice: { kind: 'invoice', reference, cancelledAt: null } });
     expect(invoiceIdOf(other)).not.toBe(invoiceIdOf(first));
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 2 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 2 });
   });
 
   it('when an invoice is cancelled within its window, then it is cancelled once, and a cancel under another key answers it as cancelled', async () => {
-    const reference = randomUUID();
-    const invoiceId = invoiceIdOf(await invoice(`nf-${reference}`, reference));
+    const { reference, invoiceId } = await anInvoice();
 
     const cancelled = await cancel(`cancel-${reference}`, invoiceId);
     const again = await cancel(`again-${reference}`, invoiceId);
@@ -78,12 +62,11 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     expect((cancelled.body.invoice as { cancelledAt: string | null }).cancelledAt).not.toBeNull();
     expect(again.body).toEqual(cancelled.body);
     expect(noted.body).toEqual({ authorized: false, reason: 'invoice-cancelled' });
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1, cancellation: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1, cancellation: 1 });
   });
 
   it('when a cancel and a return note of one invoice come at once, then they take turns, and one of them is authorised', async () => {
-    const reference = randomUUID();
-    const invoiceId = invoiceIdOf(await invoice(`nf-${reference}`, reference));
+    const { reference, invoiceId } = await anInvoice();
 
     const [cancelled, noted] = await Promise.all([
       cancel(`cancel-${reference}`, invoiceId),
@@ -96,8 +79,7 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
   });
 
   it('when a return note is asked twice under two keys, then one is filed, and both get it; a cancel after it is refused', async () => {
-    const reference = randomUUID();
-    const invoiceId = invoiceIdOf(await invoice(`nf-${reference}`, reference));
+    const { reference, invoiceId } = await anInvoice();
 
     const first = await returnNote(`note-${reference}`, invoiceId);
     const second = await returnNote(`again-${reference}`, invoiceId);
@@ -109,7 +91,7 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     });
     expect(second.body).toEqual(first.body);
     expect(cancelled.body).toEqual({ authorized: false, reason: 'invoice-reversed' });
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1, returnNote: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1, returnNote: 1 });
   });
 
   it('when a cancel or a return note names an invoice it does not know, then it is refused as unknown', async () => {
@@ -132,7 +114,7 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     ['no reason', 'invoices/inv_x/cancellations', 'k4', {}, 'invalid-request', 'reason'],
     ['no invoice', 'return-notes', 'k5', { reason: 'undone' }, 'invalid-request', 'invoiceId'],
   ] as const)(
-    'when a request has %s, then it is a 400 that says why, and nothing is written',
+    'when a request has %s, then it is a 400 that says why, and NO_EFFECTS is written',
     async (_, path, key, body, reason, field) => {
       const before = await rowsKept();
 
@@ -159,58 +141,7 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     }
   });
 
-  it('when the next invoice is rejected by the lab, then that key keeps its rejection with no document, and the next key is authorised', async () => {
-    const reference = randomUUID();
-    await authority.fault({ fault: 'reject', operation: 'invoice' });
-
-    const first = await invoice(`a-${reference}`, reference);
-    const again = await invoice(`a-${reference}`, reference);
-    const next = await invoice(`b-${reference}`, reference);
-
-    expect([first.body, again.body]).toEqual([
-      { authorized: false, reason: 'injected-rejection' },
-      { authorized: false, reason: 'injected-rejection' },
-    ]);
-    expect(next.body.authorized).toBe(true);
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
-  });
-
-  it('when the answer is late, then the invoice is filed before the answer leaves', async () => {
-    const reference = randomUUID();
-    await authority.fault({ fault: 'late', operation: 'invoice', delayMs: 1_500 });
-
-    const answer = invoice(`a-${reference}`, reference);
-    await eventually(async () => expect(await authority.effects(reference)).toMatchObject({ invoice: 1 }));
-    const settled = await Promise.race([answer.then(() => 'answered'), Promise.resolve('still waiting')]);
-
-    expect(settled).toBe('still waiting');
-    expect((await answer).body.authorized).toBe(true);
-  });
-
-  it.each([
-    ['before-effect', nothing],
-    ['after-effect', { ...nothing, invoice: 1 }],
-  ] as const)(
-    'when it answers 502 %s, then the invoice is filed accordingly, and the same key then gets its answer',
-    async (when, filed) => {
-      const reference = randomUUID();
-      await authority.fault({ fault: 'bad-gateway', operation: 'invoice', when });
-
-      const failed = await invoice(`a-${reference}`, reference);
-      const effects = await authority.effects(reference);
-      const again = await invoice(`a-${reference}`, reference);
-
-      expect({ status: failed.status, reason: failed.body.reason, effects }).toEqual({
-        status: 502,
-        reason: `injected-${when}`,
-        effects: filed,
-      });
-      expect(again.status).toBe(200);
-      expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
-    },
-  );
-
-  it('when a request is held, then it is in flight with nothing filed, and filed once processed', async () => {
+  it('when a request is held, then it is in flight with NO_EFFECTS filed, and filed once processed', async () => {
     const reference = randomUUID();
     await authority.fault({ fault: 'hold', operation: 'invoice', delayMs: 1_000 });
 
@@ -223,69 +154,34 @@ describe('The fiscal authority service, over HTTP, with its own database', () =>
     );
     const during = await authority.effects(reference);
 
-    expect(during).toEqual(nothing);
+    expect(during).toEqual(NO_EFFECTS);
     expect((await held).body.authorized).toBe(true);
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1 });
   });
 
-  it('when it is down answering 503, then every operation is a 503 until the time is up, and the listing still answers', async () => {
-    const reference = randomUUID();
-    await authority.fault({ fault: 'down', seconds: 1, mode: '503' });
-
-    const during = await invoice(`a-${reference}`, reference);
-    const listed = await authority.effects(reference);
-
-    expect({ status: during.status, reason: during.body.reason, listed }).toEqual({
-      status: 503,
-      reason: 'down',
-      listed: nothing,
-    });
-    await eventually(async () => expect((await invoice(`a-${reference}`, reference)).status).toBe(200), {
-      timeoutMs: 5_000,
-      intervalMs: 100,
-    });
-  });
-
-  it('when it is down refusing connections, then a connection is refused until the time is up', async () => {
-    const reference = randomUUID();
-    await authority.fault({ fault: 'down', seconds: 1, mode: 'refuse' });
-
-    const refused = await invoice(`a-${reference}`, reference).catch((error: Error) => error);
-
-    expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
-    await eventually(async () => expect((await invoice(`a-${reference}`, reference)).status).toBe(200), {
-      timeoutMs: 5_000,
-      intervalMs: 100,
-    });
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1 });
-  });
-
-  it('when the faults are cleared, then the next requests are served as usual', async () => {
-    const reference = randomUUID();
-    await authority.fault({ fault: 'reject', times: 5 });
-    await authority.fault({ fault: 'bad-gateway', when: 'before-effect', times: 5 });
-
-    await authority.clearFaults();
-
-    expect((await invoice(`a-${reference}`, reference)).body.authorized).toBe(true);
-  });
+  itTakesTheLabsFaults(() => ({
+    service: authority,
+    operation: 'invoice',
+    refusal: 'reject',
+    refused: { authorized: false, reason: 'injected-rejection' },
+    perform: (key, reference) => invoice(key, reference),
+    succeeded: (body) => body.authorized === true,
+    effects: (reference) => authority.effects(reference),
+    none: NO_EFFECTS,
+    one: { ...NO_EFFECTS, invoice: 1 },
+  }));
 });
 
 describe("The fiscal authority's cancel window, by the database's clock", () => {
   let authority: RunningFiscalAuthority;
-  let storage: TestDatabase;
 
   const post = (path: string, key: string, body: unknown) =>
     authority.request('POST', `/v1/${path}`, { body, headers: { 'idempotency-key': key } });
 
   beforeAll(async () => {
     authority = await RunningFiscalAuthority.start({ cancelWindowSeconds: 1 });
-    storage = TestDatabase.at(authority.databaseUrl);
   });
-  afterAll(async () => {
-    await storage.drop();
-    await authority.stop();
-  });
+  afterAll(() => authority.stop());
 
   it('when the window has closed, then a cancel is refused as cancel-window-closed, and a return note reverses the invoice', async () => {
     const reference = randomUUID();
@@ -294,7 +190,7 @@ describe("The fiscal authority's cancel window, by the database's clock", () => 
     await eventually(
       async () =>
         (
-          await storage.query<{ closed: boolean }>(`SELECT now() > $1::timestamptz + interval '1 second' AS closed`, [
+          await authority.query<{ closed: boolean }>(`SELECT now() > $1::timestamptz + interval '1 second' AS closed`, [
             authorizedAt,
           ])
         )[0].closed,
@@ -306,7 +202,7 @@ describe("The fiscal authority's cancel window, by the database's clock", () => 
 
     expect(cancelled.body).toEqual({ authorized: false, reason: 'cancel-window-closed' });
     expect(noted.body).toMatchObject({ authorized: true, returnNote: { invoiceId } });
-    expect(await authority.effects(reference)).toEqual({ ...nothing, invoice: 1, returnNote: 1 });
+    expect(await authority.effects(reference)).toEqual({ ...NO_EFFECTS, invoice: 1, returnNote: 1 });
   });
 });
 

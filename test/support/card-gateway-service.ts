@@ -15,30 +15,22 @@ export interface Effects {
 }
 
 /** The card gateway service, in this process (RunningParticipant), counted by its operations. */
-export class RunningCardGateway extends RunningParticipant {
+export class RunningCardGateway extends RunningParticipant<FaultRule> {
   /** `voidsByKey: false`: the profile of a gateway that voids by authorization id only. */
   static async start({ voidsByKey = true }: { voidsByKey?: boolean } = {}): Promise<RunningCardGateway> {
-    const adminToken = GATEWAY_ADMIN_TOKEN;
     return new RunningCardGateway(
       ...(await RunningParticipant.launch({
         name: 'gateway',
         migrate: migrateCardGateway,
-        create: (databaseUrl) =>
-          createCardGateway({ port: 0, host: '127.0.0.1', databaseUrl, adminToken, voidsByKey }, ['error']),
-        adminToken,
+        create: (config) => createCardGateway({ ...config, voidsByKey }, ['error']),
+        adminToken: GATEWAY_ADMIN_TOKEN,
       })),
     );
   }
 
-  override fault(rule: Partial<FaultRule> & Pick<FaultRule, 'fault'>): Promise<void> {
-    return super.fault(rule);
-  }
-
   /** Every operation the service filed under a reference. */
-  async operations(reference: string): Promise<OperationRecord[]> {
-    const { status, body } = await this.request('GET', `/v1/references/${encodeURIComponent(reference)}/operations`);
-    if (status !== 200) throw new Error(`the gateway did not list ${reference}: ${status}`);
-    return body.operations as OperationRecord[];
+  operations(reference: string): Promise<OperationRecord[]> {
+    return this.listing(reference, 'operations');
   }
 
   /** The approved operations under a reference, counted by operation. */

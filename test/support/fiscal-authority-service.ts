@@ -6,6 +6,15 @@ import { RunningParticipant } from './participant-service';
 
 export const AUTHORITY_ADMIN_TOKEN = 'test-authority-admin-token-0123456789';
 
+/** A sale to invoice under `reference`, as billing would ask for one. */
+export const sale = (reference: string) => ({
+  reference,
+  buyer: 'buyer-1',
+  description: 'the pro plan, a month',
+  amountCents: 4_990,
+  currency: 'BRL',
+});
+
 /** What the authority did under one reference: invoices, cancellations, return notes, where a 2 can show up. */
 export interface FiscalEffects {
   invoice: number;
@@ -13,8 +22,11 @@ export interface FiscalEffects {
   returnNote: number;
 }
 
+/** No document under a reference. */
+export const NO_EFFECTS: FiscalEffects = { invoice: 0, cancellation: 0, returnNote: 0 };
+
 /** The fiscal authority service, in this process (RunningParticipant), counted by its documents. */
-export class RunningFiscalAuthority extends RunningParticipant {
+export class RunningFiscalAuthority extends RunningParticipant<FaultRule> {
   /** `cancelWindowSeconds` (a day unless said); `adminToken: null`, a service with no admin API. */
   static async start({
     cancelWindowSeconds = 86_400,
@@ -24,25 +36,15 @@ export class RunningFiscalAuthority extends RunningParticipant {
       ...(await RunningParticipant.launch({
         name: 'authority',
         migrate: migrateFiscalAuthority,
-        create: (databaseUrl) =>
-          createFiscalAuthority(
-            { port: 0, host: '127.0.0.1', databaseUrl, adminToken: adminToken ?? undefined, cancelWindowSeconds },
-            ['error'],
-          ),
+        create: (config) => createFiscalAuthority({ ...config, cancelWindowSeconds }, ['error']),
         adminToken: adminToken ?? undefined,
       })),
     );
   }
 
-  override fault(rule: Partial<FaultRule> & Pick<FaultRule, 'fault'>): Promise<void> {
-    return super.fault(rule);
-  }
-
   /** Every document the service filed under a reference. */
-  async documents(reference: string): Promise<FiscalDocument[]> {
-    const { status, body } = await this.request('GET', `/v1/references/${encodeURIComponent(reference)}/documents`);
-    if (status !== 200) throw new Error(`the authority did not list ${reference}: ${status}`);
-    return body.documents as FiscalDocument[];
+  documents(reference: string): Promise<FiscalDocument[]> {
+    return this.listing(reference, 'documents');
   }
 
   /** The documents under a reference, counted: invoices, those cancelled, return notes. */
