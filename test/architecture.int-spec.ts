@@ -301,6 +301,29 @@ describe('The architecture rules', () => {
     expect(real.code).toBe(0);
   });
 
+  it('when a participant imports another, or common imports a participant, then the lint fails; common itself may be imported', async () => {
+    const dir = tree({
+      'participants/common/lab/lab.ts': 'export class Lab {}\n',
+      'participants/common/requests.ts':
+        "import { OPERATIONS } from '../card-gateway/domain/operations';\nexport const routes = OPERATIONS;\n",
+      'participants/card-gateway/domain/operations.ts': "export const OPERATIONS = ['authorize'];\n",
+      'participants/card-gateway/lab.ts': "import { Lab } from '../common/lab/lab';\nexport const lab = new Lab();\n",
+      'participants/fiscal-authority/main.ts':
+        "import { OPERATIONS } from '../card-gateway/domain/operations';\nexport const borrowed = OPERATIONS;\n",
+    });
+
+    const { code, output } = await cruise(dir, ['participants']);
+
+    expect(code).not.toBe(0);
+    expect(output).toContain(
+      'participants-stand-apart: participants/fiscal-authority/main.ts → participants/card-gateway/domain/operations.ts',
+    );
+    expect(output).toContain(
+      'participants-stand-apart: participants/common/requests.ts → participants/card-gateway/domain/operations.ts',
+    );
+    expect(output).not.toContain('participants/card-gateway/lab.ts');
+  });
+
   it('when domain code imports the database layer, then the lint fails', async () => {
     const dir = tree({
       'src/modules/billing/database/payment.entity.ts': 'export class PaymentEntity {}\n',

@@ -1,4 +1,5 @@
-import { type InvalidCardGatewayConfig, readCardGatewayConfig } from './card-gateway.config';
+import type { InvalidParticipantConfig } from '../common/config';
+import { readCardGatewayConfig } from './card-gateway.config';
 
 describe("The card gateway service's settings", () => {
   it('when nothing is set, then it serves on 4010 from a database of its own, with no admin API', () => {
@@ -21,7 +22,7 @@ describe("The card gateway service's settings", () => {
         });
         return [];
       } catch (error) {
-        return (error as InvalidCardGatewayConfig).problems;
+        return (error as InvalidParticipantConfig).problems;
       }
     })();
 

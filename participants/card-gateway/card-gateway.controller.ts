@@ -1,16 +1,10 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param } from '@nestjs/common';
+import { IdempotencyKey, Performs, PerformsOperation } from '../common/requests';
 import { CARD_GATEWAY_CONFIG, type CardGatewayConfig } from './card-gateway.config';
 import { CardGatewayService } from './card-gateway.service';
 import { OperationsStore } from './database/operations.store';
 import type { GatewayResponse, OperationRecord } from './domain/operations';
-import {
-  AuthorizeBody,
-  IdempotencyKey,
-  OnAuthorizationBody,
-  PerformsOperation,
-  VoidBody,
-  voidTarget,
-} from './requests';
+import { AuthorizeBody, OnAuthorizationBody, VoidBody, voidTarget } from './requests';
 
 /**
  * The gateway's API. Every operation takes the caller's Idempotency-Key header and answers 200
@@ -26,30 +20,22 @@ export class CardGatewayController {
     @Inject(CARD_GATEWAY_CONFIG) private readonly config: CardGatewayConfig,
   ) {}
 
-  @Post('authorizations')
-  @HttpCode(200)
-  @PerformsOperation('authorize')
+  @Performs('authorizations', 'authorize')
   authorize(@IdempotencyKey() key: string, @Body() body: AuthorizeBody): Promise<GatewayResponse> {
     return this.gateway.authorize(key, body);
   }
 
-  @Post('captures')
-  @HttpCode(200)
-  @PerformsOperation('capture')
+  @Performs('captures', 'capture')
   capture(@IdempotencyKey() key: string, @Body() body: OnAuthorizationBody): Promise<GatewayResponse> {
     return this.gateway.capture(key, body.authorizationId);
   }
 
-  @Post('voids')
-  @HttpCode(200)
-  @PerformsOperation('void')
+  @Performs('voids', 'void')
   void(@IdempotencyKey() key: string, @Body() body: VoidBody): Promise<GatewayResponse> {
     return this.gateway.void(key, voidTarget(body, this.config));
   }
 
-  @Post('refunds')
-  @HttpCode(200)
-  @PerformsOperation('refund')
+  @Performs('refunds', 'refund')
   refund(@IdempotencyKey() key: string, @Body() body: OnAuthorizationBody): Promise<GatewayResponse> {
     return this.gateway.refund(key, body.authorizationId);
   }

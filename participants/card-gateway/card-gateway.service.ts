@@ -120,10 +120,9 @@ export class CardGatewayService {
     key: string,
     decide: (tx: OperationsTransaction) => Promise<Decision>,
   ): Promise<GatewayResponse> {
-    return this.store.transaction(async (tx) => {
-      await tx.lock(`${operation}:${key}`);
-      const stored = await tx.responseTo(operation, key);
-      if (stored) return stored as GatewayResponse;
+    const kept = async (tx: OperationsTransaction) =>
+      (await tx.responseTo(operation, key)) as GatewayResponse | undefined;
+    return this.store.once(`${operation}:${key}`, kept, async (tx) => {
       const decision = await decide(tx);
       const made =
         decision.response.approved && this.declines.take(operation) ? declined(operation, decision) : decision;

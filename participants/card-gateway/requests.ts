@@ -1,31 +1,7 @@
-import {
-  BadRequestException,
-  UnprocessableEntityException,
-  createParamDecorator,
-  type ExecutionContext,
-  SetMetadata,
-  ValidationPipe,
-  type ValidationError,
-} from '@nestjs/common';
-import type { Request } from 'express';
+import { UnprocessableEntityException } from '@nestjs/common';
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { badRequest } from '../common/requests';
 import { OPERATIONS, TEST_TOKENS, type TestToken } from './domain/operations';
-
-/** A 400 whose body a client can act on: `reason` for code, `message` for people, `details` by field. */
-export const badRequest = (reason: string, message: string, details?: Record<string, string[]>) =>
-  new BadRequestException({ statusCode: 400, error: 'Bad Request', reason, message, ...(details && { details }) });
-
-/** Every body checked against its class; a field it does not declare is refused, not ignored. */
-export const requestValidation = new ValidationPipe({
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  exceptionFactory: (errors: ValidationError[]) =>
-    badRequest(
-      'invalid-request',
-      'the request does not say what the gateway needs',
-      Object.fromEntries(errors.map((error) => [error.property, Object.values(error.constraints ?? {})])),
-    ),
-});
 
 /**
  * A void by key where the gateway offers none: a 422, not a decision. A decision (200) is kept for
@@ -34,27 +10,9 @@ export const requestValidation = new ValidationPipe({
  */
 export const VOID_BY_KEY_NOT_OFFERED = 'void-by-key-not-offered';
 
-const KEY_HEADER = 'idempotency-key';
-
-/** The caller's Idempotency-Key header: required, one value, 1 to 200 characters. */
-export const IdempotencyKey = createParamDecorator((_: unknown, context: ExecutionContext): string => {
-  const key = context.switchToHttp().getRequest<Request>().headers[KEY_HEADER];
-  if (typeof key !== 'string' || key.length === 0 || key.length > 200) {
-    throw badRequest(
-      'missing-idempotency-key',
-      'every operation needs one Idempotency-Key header of 1 to 200 characters',
-    );
-  }
-  return key;
-});
-
 /** The routes a lab's faults are aimed at: each operation, and the listing of a reference. */
 export const ROUTES = [...OPERATIONS, 'listing'] as const;
 export type Route = (typeof ROUTES)[number];
-
-/** Which operation a route performs (or that it lists): what the logs say and what a lab's faults are aimed at. */
-export const OPERATION = 'card-gateway:operation';
-export const PerformsOperation = (route: Route) => SetMetadata(OPERATION, route);
 
 export class AuthorizeBody {
   @IsIn(TEST_TOKENS) paymentMethod!: TestToken;

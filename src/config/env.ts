@@ -61,6 +61,25 @@ export function readEnv<T extends object>(Schema: EnvSchema<T>, env: NodeJS.Proc
   return parsed;
 }
 
+/**
+ * Reads with each of `readers` (readEnv, or a reader built on it), and throws one error naming
+ * every bad value of them all; else returns what each read.
+ */
+export function readEach<T extends unknown[]>(...readers: { [K in keyof T]: () => T[K] }): T {
+  const problems: string[] = [];
+  const read = readers.map((reader) => {
+    try {
+      return reader();
+    } catch (error) {
+      if (!(error instanceof InvalidEnvironmentError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  });
+  if (problems.length > 0) throw new InvalidEnvironmentError(problems);
+  return read as T;
+}
+
 /** `true`/`false`/`1`/`0`/`yes`/`no`; anything else stays a string so that validation names it. */
 export const EnvBoolean = () =>
   Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {

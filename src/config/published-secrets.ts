@@ -26,6 +26,8 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'op_anything-at-all-0123456789',
   // The card gateway service's admin token in its tests (test/support/card-gateway-service.ts).
   'test-gateway-admin-token-0123456789',
+  // The fiscal authority service's admin token in its tests (test/support/fiscal-authority-service.ts).
+  'test-authority-admin-token-0123456789',
   // Redis's examples (docs/scaling-redis.md, redis.config.spec.ts).
   'password',
   'not-a-real-one',

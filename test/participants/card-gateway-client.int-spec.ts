@@ -3,6 +3,7 @@ import { isOutsideFailure } from '../../src/infra/failure-source';
 import type { AuthorizationRequest } from '../../src/modules/billing/gateway/card-gateway';
 import { HttpCardGateway } from '../../src/modules/billing/gateway/http-card-gateway';
 import { RunningCardGateway } from '../support/card-gateway-service';
+import { aroundParticipantTests } from '../support/participant-service';
 import { eventually } from '../support/eventually';
 
 const card = (reference: string): AuthorizationRequest => ({
@@ -13,26 +14,15 @@ const card = (reference: string): AuthorizationRequest => ({
 });
 
 describe("The app's HTTP client of the card gateway, against the real service", () => {
+  const around = aroundParticipantTests(() => RunningCardGateway.start());
+  const { requestsTo } = around;
   let gateway: RunningCardGateway;
   let client: HttpCardGateway;
-  let fetched: jest.SpiedFunction<typeof fetch>;
 
-  /** The requests the client sent to an operation's path: its attempts, counted where they leave. */
-  const requestsTo = (path: string) =>
-    fetched.mock.calls.filter(([url, init]) => String(url).endsWith(`/v1/${path}`) && init?.method === 'POST').length;
-
-  beforeAll(async () => {
-    gateway = await RunningCardGateway.start();
+  beforeAll(() => {
+    gateway = around.service();
     client = new HttpCardGateway({ url: gateway.url, timeoutMs: 500, attempts: 3, backoffMs: 20, voidsByKey: true });
   });
-  beforeEach(() => {
-    fetched = jest.spyOn(globalThis, 'fetch');
-  });
-  afterEach(async () => {
-    fetched.mockRestore();
-    await gateway.clearFaults();
-  });
-  afterAll(() => gateway.stop());
 
   it('when the gateway answers 502 after the effect, then the client asks again under the same key, and one effect is filed', async () => {
     const reference = randomUUID();
@@ -134,7 +124,7 @@ describe("The app's HTTP client of the card gateway, against the real service", 
   it('when the listing answers 502, then the look-up asks again; when it is late past the timeout, it fails as the gateway', async () => {
     const reference = randomUUID();
     await client.authorize(`auth-${reference}`, card(reference));
-    const listings = () => fetched.mock.calls.filter(([url]) => String(url).endsWith('/operations')).length;
+    const listings = () => requestsTo(`references/${reference}/operations`, 'GET');
     await gateway.fault({ fault: 'bad-gateway', operation: 'listing', when: 'before-effect' });
 
     const answered = await client.authorizationsFiledUnder(reference);

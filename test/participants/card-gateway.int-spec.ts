@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_ADMIN_TOKEN, RunningCardGateway } from '../support/card-gateway-service';
 import { eventually } from '../support/eventually';
-import { TestDatabase } from '../support/test-database';
+import { itTakesTheLabsFaults } from '../support/lab-faults';
+import { aroundParticipantTests } from '../support/participant-service';
 
 const card = (reference: string, paymentMethod = 'pm_card_ok') => ({
   paymentMethod,
@@ -12,28 +13,17 @@ const card = (reference: string, paymentMethod = 'pm_card_ok') => ({
 
 describe('The card gateway service, over HTTP, with its own database', () => {
   let gateway: RunningCardGateway;
-  let storage: TestDatabase;
 
   const call = (path: string, key: string | undefined, body: unknown) =>
     gateway.request('POST', `/v1/${path}`, { body, headers: key === undefined ? {} : { 'idempotency-key': key } });
   const authorize = (key: string, reference: string, paymentMethod?: string) =>
     call('authorizations', key, card(reference, paymentMethod));
   /** Rows the service keeps, of every kind: what a refused request must leave as it was. */
-  const rowsKept = async () =>
-    (
-      await storage.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM card_gateway.operations) + (SELECT count(*) FROM card_gateway.tombstones))::int AS n`,
-      )
-    )[0].n;
+  const rowsKept = () => gateway.rowsIn('card_gateway.operations', 'card_gateway.tombstones');
 
-  beforeAll(async () => {
-    gateway = await RunningCardGateway.start();
-    storage = TestDatabase.at(gateway.databaseUrl);
-  });
-  afterEach(() => gateway.clearFaults());
-  afterAll(async () => {
-    await storage.drop();
-    await gateway.stop();
+  const around = aroundParticipantTests(() => RunningCardGateway.start());
+  beforeAll(() => {
+    gateway = around.service();
   });
 
   it('when one key is asked many times at once, then every call gets the first response, and one authorization is filed', async () => {
@@ -131,88 +121,6 @@ describe('The card gateway service, over HTTP, with its own database', () => {
     expect([status, wrong.status]).toEqual([401, 401]);
   });
 
-  it('when the next authorization is declined by the lab, then that key keeps its decline, and the next key is approved', async () => {
-    const reference = randomUUID();
-    await gateway.fault({ fault: 'decline', operation: 'authorize', times: 1 });
-
-    const first = await authorize(`a-${reference}`, reference);
-    const again = await authorize(`a-${reference}`, reference);
-    const next = await authorize(`b-${reference}`, reference);
-
-    expect([first.body, again.body]).toEqual([
-      { approved: false, reason: 'injected-decline' },
-      { approved: false, reason: 'injected-decline' },
-    ]);
-    expect(next.body.approved).toBe(true);
-  });
-
-  it('when the answer is late, then the effect is filed before the answer leaves', async () => {
-    const reference = randomUUID();
-    await gateway.fault({ fault: 'late', operation: 'authorize', delayMs: 1_500 });
-
-    const answer = authorize(`a-${reference}`, reference);
-    await eventually(async () => expect(await gateway.effects(reference)).toMatchObject({ authorize: 1 }));
-    const settled = await Promise.race([answer.then(() => 'answered'), Promise.resolve('still waiting')]);
-
-    expect(settled).toBe('still waiting');
-    expect((await answer).body.approved).toBe(true);
-  });
-
-  it.each([
-    ['before-effect', { authorize: 0, capture: 0, void: 0, refund: 0 }],
-    ['after-effect', { authorize: 1, capture: 0, void: 0, refund: 0 }],
-  ] as const)(
-    'when it answers 502 %s, then the effect is filed accordingly, and the same key then gets its answer',
-    async (when, filed) => {
-      const reference = randomUUID();
-      await gateway.fault({ fault: 'bad-gateway', operation: 'authorize', when });
-
-      const failed = await authorize(`a-${reference}`, reference);
-      const effects = await gateway.effects(reference);
-      const again = await authorize(`a-${reference}`, reference);
-
-      expect({ status: failed.status, reason: failed.body.reason, effects }).toEqual({
-        status: 502,
-        reason: `injected-${when}`,
-        effects: filed,
-      });
-      expect(again.status).toBe(200);
-      expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
-    },
-  );
-
-  it('when it is down answering 503, then every operation is a 503 until the time is up, and the listing still answers', async () => {
-    const reference = randomUUID();
-    await gateway.fault({ fault: 'down', seconds: 1, mode: '503' });
-
-    const during = await authorize(`a-${reference}`, reference);
-    const listed = await gateway.effects(reference);
-
-    expect({ status: during.status, reason: during.body.reason, listed }).toEqual({
-      status: 503,
-      reason: 'down',
-      listed: { authorize: 0, capture: 0, void: 0, refund: 0 },
-    });
-    await eventually(async () => expect((await authorize(`a-${reference}`, reference)).status).toBe(200), {
-      timeoutMs: 5_000,
-      intervalMs: 100,
-    });
-  });
-
-  it('when it is down refusing connections, then a connection is refused until the time is up', async () => {
-    const reference = randomUUID();
-    await gateway.fault({ fault: 'down', seconds: 1, mode: 'refuse' });
-
-    const refused = await authorize(`a-${reference}`, reference).catch((error: Error) => error);
-
-    expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
-    await eventually(async () => expect((await authorize(`a-${reference}`, reference)).status).toBe(200), {
-      timeoutMs: 5_000,
-      intervalMs: 100,
-    });
-    expect(await gateway.effects(reference)).toEqual({ authorize: 1, capture: 0, void: 0, refund: 0 });
-  });
-
   it('when an authorization is processed after a void of its key arrived, then the tombstone refuses it', async () => {
     const reference = randomUUID();
     const key = `a-${reference}`;
@@ -230,15 +138,17 @@ describe('The card gateway service, over HTTP, with its own database', () => {
     expect(await gateway.effects(reference)).toEqual({ authorize: 0, capture: 0, void: 0, refund: 0 });
   });
 
-  it('when the faults are cleared, then the next requests are served as usual', async () => {
-    const reference = randomUUID();
-    await gateway.fault({ fault: 'decline', times: 5 });
-    await gateway.fault({ fault: 'bad-gateway', when: 'before-effect', times: 5 });
-
-    await gateway.clearFaults();
-
-    expect((await authorize(`a-${reference}`, reference)).body.approved).toBe(true);
-  });
+  itTakesTheLabsFaults(() => ({
+    service: gateway,
+    operation: 'authorize',
+    refusal: 'decline',
+    refused: { approved: false, reason: 'injected-decline' },
+    perform: (key, reference) => authorize(key, reference),
+    succeeded: (body) => body.approved === true,
+    effects: (reference) => gateway.effects(reference),
+    none: { authorize: 0, capture: 0, void: 0, refund: 0 },
+    one: { authorize: 1, capture: 0, void: 0, refund: 0 },
+  }));
 });
 
 const adminHeaders = { headers: { authorization: `Bearer ${GATEWAY_ADMIN_TOKEN}` } };

@@ -1,4 +1,4 @@
-import { Pool, type PoolClient } from 'pg';
+import { ParticipantStore, ParticipantTransaction } from '../../common/database/store';
 import type { Operation, OperationRecord, StoredAuthorization } from '../domain/operations';
 
 export type AuthorizationRow = Omit<StoredAuthorization, 'done'>;
@@ -7,22 +7,9 @@ export type AuthorizationRow = Omit<StoredAuthorization, 'done'>;
  * The service's memory, in its own database: every operation it decided (the response given again
  * for the same key) and every tombstone (a void by key that came before its authorization).
  */
-export class OperationsStore {
-  private readonly pool: Pool;
-
+export class OperationsStore extends ParticipantStore<OperationsTransaction> {
   constructor(databaseUrl: string) {
-    this.pool = new Pool({ connectionString: databaseUrl, max: 8, application_name: 'card-gateway' });
-    this.pool.on('error', () => undefined); // an idle connection lost: the next call opens another
-  }
-
-  /** Nest calls it as the service stops: the pool's connections end with it. */
-  async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
-  }
-
-  /** Runs `work` in a transaction: committed if it returns, rolled back if it throws. */
-  transaction<T>(work: (tx: OperationsTransaction) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, (db) => work(new OperationsTransaction(db)));
+    super(databaseUrl, 'card-gateway', (db) => new OperationsTransaction(db));
   }
 
   /** Every operation filed under a merchant's reference, oldest first. */
@@ -35,37 +22,8 @@ export class OperationsStore {
   }
 }
 
-/** BEGIN, `work`, COMMIT on one client of the pool; ROLLBACK if `work` throws. */
-async function inTransaction<T>(pool: Pool, work: (db: PoolClient) => Promise<T>): Promise<T> {
-  const db = await pool.connect();
-  // A connection lost while checked out says so by an 'error' event, which must be heard (unheard,
-  // it ends the process); the client is then released as broken, not back into the pool.
-  const lost: Error[] = [];
-  const hear = (error: Error) => lost.push(error);
-  db.on('error', hear);
-  let committing = false;
-  try {
-    await db.query('BEGIN');
-    const result = await work(db);
-    committing = true;
-    await db.query('COMMIT');
-    return result;
-  } finally {
-    if (!committing) await db.query('ROLLBACK').catch(() => undefined);
-    db.off('error', hear);
-    db.release(lost[0]);
-  }
-}
-
 /** The service's memory within one transaction. */
-export class OperationsTransaction {
-  constructor(private readonly db: PoolClient) {}
-
-  /** Waits for, then holds until the transaction ends, the lock named `key`: calls on one key take turns. */
-  async lock(key: string): Promise<void> {
-    await this.db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
-  }
-
+export class OperationsTransaction extends ParticipantTransaction {
   async responseTo(operation: Operation, key: string): Promise<Record<string, unknown> | undefined> {
     const { rows } = await this.db.query<{ response: Record<string, unknown> }>(
       `SELECT response FROM card_gateway.operations WHERE operation = $1 AND idempotency_key = $2`,

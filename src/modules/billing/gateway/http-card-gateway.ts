@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { callOutside } from '../../../infra/failure-source';
+import { ParticipantClient } from '../../../infra/http/participant-client';
 import type { FiledAuthorization } from '../domain/filed-authorizations';
 import {
   type AuthorizationRequest,
@@ -11,38 +10,21 @@ import {
 } from './card-gateway';
 import type { CardGatewayConfig } from './card-gateway.config';
 
-/** The gateway answered with a status that is not a decision; its body is kept for the record. */
-export class GatewayHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-  ) {
-    super(`answered ${status}: ${body.slice(0, 300)}`);
-    this.name = 'GatewayHttpError';
-  }
-}
-
-/** Statuses by which a gateway says the request did not reach its work (or reached it under the same key). */
-const RETRIED_STATUSES = new Set([502, 503]);
-
-type Sent = { kind: 'answered'; text: string } | { kind: 'retry'; error: Error };
-
 /**
- * With CARD_GATEWAY_URL set: the card gateway service, over HTTP. Each call sends its idempotency
- * key in the Idempotency-Key header and waits at most CARD_GATEWAY_TIMEOUT_MS for each request.
- * A 502, a 503 or a refused connection is sent again under the same key, a few times with a
- * doubling pause: the gateway says it did not take the request in, or answers the same key with
- * the same response. A timeout is not: the effect may have happened and only its answer be late,
- * so it surfaces, as every other failure, as the gateway's (callOutside, ADR 0093), and the
- * delivery's next attempt asks again under the same key. A 4xx is never sent again. The look-up
- * of a reference is a GET, sent again on the same statuses; unanswered, it fails as a call does.
+ * With CARD_GATEWAY_URL set: the card gateway service, over HTTP (ParticipantClient): the key in
+ * the Idempotency-Key header, at most CARD_GATEWAY_TIMEOUT_MS per request, and up to
+ * CARD_GATEWAY_ATTEMPTS requests on a 502, a 503 or a refused connection only. A timeout surfaces
+ * as the gateway's failure (callOutside, ADR 0093), and the delivery's next attempt asks again
+ * under the same key. The look-up of a reference is a GET; unanswered, it fails as a call does.
  */
 export class HttpCardGateway extends CardGateway {
   readonly voidsByKey: boolean;
+  private readonly http: ParticipantClient;
 
-  constructor(private readonly config: CardGatewayConfig & { url: string }) {
+  constructor(config: CardGatewayConfig & { url: string }) {
     super();
     this.voidsByKey = config.voidsByKey;
+    this.http = new ParticipantClient('card-gateway', config);
   }
 
   authorize(key: string, request: AuthorizationRequest): Promise<GatewayResponse> {
@@ -61,63 +43,14 @@ export class HttpCardGateway extends CardGateway {
     return this.call('refunds', key, { authorizationId });
   }
 
-  async authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
+  authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
     const path = `references/${encodeURIComponent(reference)}/operations`;
-    const text = await this.exchange(path, '(a look-up)', { method: 'GET' });
-    return authorizationsIn(listingIn(text));
+    return this.http.get(path, (text) => authorizationsIn(listingIn(text)));
   }
 
-  private async call(path: string, key: string, body: object): Promise<GatewayResponse> {
-    const text = await this.exchange(path, key, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify(body),
-    });
-    return callOutside('card-gateway', async () => decisionIn(text));
+  private call(path: string, key: string, body: object): Promise<GatewayResponse> {
+    return this.http.post(path, key, body, decisionIn);
   }
-
-  /** One request, sent again on a 502, a 503 or a refused connection: the body of its answer. */
-  private exchange(path: string, what: string, init: RequestInit): Promise<string> {
-    return callOutside('card-gateway', async () => {
-      for (let attempt = 1; ; attempt++) {
-        const sent = await this.send(path, what, init);
-        if (sent.kind === 'answered') return sent.text;
-        if (attempt >= this.config.attempts) throw sent.error;
-        await sleep(this.config.backoffMs * 2 ** (attempt - 1));
-      }
-    });
-  }
-
-  private async send(path: string, what: string, init: RequestInit): Promise<Sent> {
-    const timeoutMs = this.config.timeoutMs;
-    try {
-      const answer = await fetch(`${this.config.url}/v1/${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-      const text = await answer.text();
-      if (RETRIED_STATUSES.has(answer.status))
-        return { kind: 'retry', error: new GatewayHttpError(answer.status, text) };
-      if (!answer.ok) throw new GatewayHttpError(answer.status, text);
-      return { kind: 'answered', text };
-    } catch (error) {
-      if (connectionRefused(error)) {
-        return { kind: 'retry', error: new Error(`connection refused at ${this.config.url}`, { cause: error }) };
-      }
-      if ((error as Error).name === 'TimeoutError') {
-        // A POST's effect may have happened; a GET's answer is unknown, which is not "none".
-        const unknown = init.method === 'GET' ? 'what it holds is not known' : 'it may still have taken effect';
-        throw new Error(`no answer within ${timeoutMs} ms to ${init.method} ${path} ${what}: ${unknown}`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
-  }
-}
-
-/** fetch's "fetch failed", caused by a refused connection (or by each address's, when it tried several). */
-function connectionRefused(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } } | undefined)?.cause;
-  if (!cause) return false;
-  return cause.code === 'ECONNREFUSED' || (cause.errors ?? []).some((each) => each.code === 'ECONNREFUSED');
 }
 
 /** The gateway's decision, checked: a body that is not one is the gateway's failure, not a decline. */

@@ -3,9 +3,6 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Declines } from '../card-gateway.service';
-import type { Operation } from '../domain/operations';
-import type { Route } from '../requests';
 import { type ArmedRule, type FaultRule, takeRule } from './fault-rules';
 
 /** What the lab has in force: rules by fault, and an outage's end. */
@@ -17,20 +14,18 @@ export interface LabState {
 }
 
 /**
- * The gateway's faults, set over its admin API and carried out around each operation (the
- * interceptor) or at its decision (a decline). The business code knows only Declines.
+ * A participant's faults, set over its admin API and carried out around each operation (the
+ * interceptor) or at its decision (a refusal, which the service takes with `takes`).
  */
 @Injectable()
-export class Lab extends Declines implements OnModuleDestroy {
+export class Lab implements OnModuleDestroy {
   private rules: ArmedRule[] = [];
   private inFlight = 0;
   private down: { mode: 'refuse' | '503'; until: number; timers: NodeJS.Timeout[] } | null = null;
   /** While connections are refused: how the server listens again where it did. */
   private listenAgain: (() => void) | undefined;
 
-  constructor(private readonly adapter: HttpAdapterHost) {
-    super();
-  }
+  constructor(private readonly adapter: HttpAdapterHost) {}
 
   set(rule: FaultRule): LabState {
     if (rule.fault === 'down') {
@@ -62,12 +57,13 @@ export class Lab extends Declines implements OnModuleDestroy {
     };
   }
 
-  take(operation: Operation): boolean {
-    return takeRule(this.rules, 'decline', operation) !== undefined;
+  /** Whether a rule of `fault` (the service's refusal) applies to this operation: one use of it taken if so. */
+  takes(fault: string, operation: string): boolean {
+    return takeRule(this.rules, fault, operation) !== undefined;
   }
 
   /** Runs one operation (or a listing) through the faults in force: held, refused, answered 502, or late. */
-  async around<T>(operation: Route, perform: () => Promise<T>): Promise<T> {
+  async around<T>(operation: string, perform: () => Promise<T>): Promise<T> {
     this.inFlight += 1;
     try {
       return await this.faulted(operation, perform);
@@ -76,7 +72,7 @@ export class Lab extends Declines implements OnModuleDestroy {
     }
   }
 
-  private async faulted<T>(operation: Route, perform: () => Promise<T>): Promise<T> {
+  private async faulted<T>(operation: string, perform: () => Promise<T>): Promise<T> {
     // The listing stays readable through a 503 outage, where the tests count; it has faults of its own.
     if (this.down?.mode === '503' && operation !== 'listing') {
       throw new ServiceUnavailableException({ statusCode: 503, error: 'Service Unavailable', reason: 'down' });

@@ -1,0 +1,47 @@
+/** What every participant service runs with, read from its own environment under its own prefix. */
+export interface ParticipantConfig {
+  /** Where it listens; 0 takes a free port (the tests'). */
+  port: number;
+  host: string;
+  /** Its own database, which the app never reads. */
+  databaseUrl: string;
+  /** Opens the admin API (/admin/...), where faults are set; unset, the admin API answers 404. */
+  adminToken: string | undefined;
+}
+
+/** Thrown at start when a variable has a value the service cannot run with; names every bad one. */
+export class InvalidParticipantConfig extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid environment:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'InvalidParticipantConfig';
+  }
+}
+
+/** A variable's value, or undefined when it is unset or empty. */
+export const set = (value: string | undefined): string | undefined =>
+  value === undefined || value === '' ? undefined : value;
+
+/**
+ * `<PREFIX>_PORT` (`defaults.port`), `<PREFIX>_HOST` (127.0.0.1), `<PREFIX>_DATABASE_URL` (a
+ * database `defaults.database` on the local Postgres) and `<PREFIX>_ADMIN_TOKEN` (unset: no admin
+ * API). A token short enough to guess opens nothing: it is refused at start. Each bad value is
+ * pushed on `problems`, for the caller to throw with its own.
+ */
+export function readParticipantConfig(
+  prefix: string,
+  defaults: { port: number; database: string },
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): ParticipantConfig {
+  const port = Number(set(env[`${prefix}_PORT`]) ?? defaults.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    problems.push(`${prefix}_PORT: must be a port number (0 to 65535)`);
+  const databaseUrl =
+    set(env[`${prefix}_DATABASE_URL`]) ?? `postgres://postgres:postgres@127.0.0.1:5432/${defaults.database}`;
+  if (!/^postgres(ql)?:\/\/\S+\/[^/\s]+$/.test(databaseUrl))
+    problems.push(`${prefix}_DATABASE_URL: must be a postgres:// URL naming a database`);
+  const adminToken = set(env[`${prefix}_ADMIN_TOKEN`]);
+  if (adminToken !== undefined && adminToken.length < 16)
+    problems.push(`${prefix}_ADMIN_TOKEN: must be at least 16 characters`);
+  return { port, host: set(env[`${prefix}_HOST`]) ?? '127.0.0.1', databaseUrl, adminToken };
+}
