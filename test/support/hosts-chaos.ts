@@ -57,7 +57,10 @@ export interface Recovery {
   fault: HostsFault;
   host: string;
   cutMs: number;
-  /** Until the cut host's process answered /health with 200 (Postgres, Redis and its queues reached). */
+  /**
+   * Until the cut host's process answered /health with 200 (Postgres, Redis and its queues
+   * reached); the gateway's, its listing, from the driver.
+   */
   healthyMs: number | undefined;
   /** Until the api accepted a checkout (202), a request held by the cut or a new one. */
   acceptingMs: number | undefined;
@@ -275,8 +278,9 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       }
     }
     await Promise.all(restarts);
-    await load.stop();
+    // The load goes on until the last heal is measured: stopped before, its "a checkout accepted" never came.
     await Promise.all(measuring);
+    await load.stop();
     log(`faults stopped; ${load.checkouts.length} checkouts accepted; waiting for them to end`);
 
     const summary = await settleAndVerify({
