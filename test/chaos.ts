@@ -11,10 +11,11 @@ import { TEST_DATABASE_URL, withDatabaseName } from './support/test-env';
  * CHAOS_PROCESSES, CHAOS_FAULT_EVERY_S, CHAOS_PLANT). Prints a summary; exits 1 when anything
  * was lost, doubled, held or left unfinished. Runs on a database of its own, dropped afterwards.
  *
- * `npm run chaos -- --hosts [--duration=120 --rate=2 --cut=6 --fault-every=3]`: the same over
- * hosts of their own (network namespaces, as root: test/support/hosts-chaos.ts), with random cuts
- * of random hosts' links, kills and heals, and the time to recover after each heal; the test of the
- * suite, test/hosts/partitions.e2e-spec.ts, is its short form (each cut once).
+ * `npm run chaos -- --hosts [--duration=120 --rate=2 --cut=6 --fault-every=3 --plant=double-capture]`:
+ * the same over hosts of their own (network namespaces, as root: test/support/hosts-chaos.ts), the
+ * card gateway service on one of them, with random cuts of random hosts' links, the gateway
+ * slowed, kills and heals, and the time to recover after each heal; the test of the suite,
+ * test/hosts/partitions.e2e-spec.ts, is its short form (each cut once).
  */
 function option(name: string, fallback: string): string {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -30,6 +31,7 @@ async function overHosts(): Promise<void> {
     checkoutsPerSecond: Number(option('rate', '2')),
     cutMs: Number(option('cut', '6')) * 1_000,
     faultEveryMs: Number(option('fault-every', '3')) * 1_000,
+    plant: option('plant', '') === 'double-capture' ? 'double-capture' : undefined,
     log: (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   });
   console.log(formatSummary(summary));

@@ -6,18 +6,21 @@ import { MODES, SCENARIOS } from '../support/scenarios';
 /**
  * The app over hosts of its own (network namespaces on this machine, joined by a bridge): Postgres
  * and Redis on one, the api on another, relay, worker and orchestrator on two more, a real SMTP
- * server on one of its own; the test drives the load. Under checkouts of every scenario in both modes, each
+ * server on one of its own, the card gateway service on one of its own (its database on the
+ * Postgres host); the test drives the load. Under checkouts of every scenario in both modes, each
  * link is cut in turn (iptables DROP: a partition that hangs, not a refusal) and healed: a worker
  * host from Redis for longer than the job lock, a relay host from Postgres between its push and
- * its commit, an orchestrator host from both, the api host from Postgres. Once quiet, nothing is
- * lost, doubled or held, counted at the gateway's records and at the SMTP server (the short form
- * of `npm run chaos -- --hosts`). Skipped, with the reason, where namespaces cannot be made.
+ * its commit, an orchestrator host from both, the api host from Postgres, the gateway host from
+ * every app host (a call times out, its effect maybe applied). Once quiet, nothing is lost,
+ * doubled or held, the money counted at the gateway service's listing and the emails at the SMTP
+ * server (the short form of `npm run chaos -- --hosts`, which also slows the gateway). Skipped,
+ * with the reason, where namespaces cannot be made.
  */
 const unavailable = hostsUnavailable();
 if (unavailable) console.log(`Skipping the partition tests: ${unavailable}`);
 
 (unavailable ? describe.skip : describe)('Hosts apart, and the links between them cut', () => {
-  it('when a worker, a relay, an orchestrator and the api host are each cut off under load and healed, then nothing is lost, doubled or held', async () => {
+  it('when a worker, a relay, an orchestrator, the api and the gateway host are each cut off under load and healed, then nothing is lost, doubled or held', async () => {
     const summary = await runHostsChaos({
       script: 'each-once',
       checkoutsPerSecond: 2,
@@ -43,6 +46,7 @@ if (unavailable) console.log(`Skipping the partition tests: ${unavailable}`);
       ['relay host cut from Postgres between push and commit', true],
       ['orchestrator host cut from Postgres and Redis', true],
       ['api host cut from Postgres', true],
+      ['gateway host cut from the app hosts', true],
     ]);
   }, 300_000);
 });

@@ -3,6 +3,7 @@ import { createTransport } from 'nodemailer';
 import { Pool } from 'pg';
 import { AppProcess, freePort } from './app-process';
 import { eventually } from './eventually';
+import { moneyAtTheService, RULES_ON_THE_FAKES_RECORDS } from './money-at-the-gateway';
 import { ProcessClient } from './process-client';
 import { quiet, type QuietTarget, stillBusy } from './quiet';
 import { RedisServer } from './redis-server';
@@ -171,6 +172,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
   const load = new CheckoutLoad(anyClient, options.checkoutsPerSecond);
   const faults: Record<ChaosFault, number> = { kill: 0, 'redis-flush': 0, 'redis-restart': 0, 'postgres-cut': 0 };
   const restarts: Array<Promise<void>> = [];
+  const planted = options.plant;
 
   try {
     await boot(0); // alone first: it migrates an empty database
@@ -219,7 +221,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       redisUrl: redis.url,
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
-      plant: options.plant,
+      plant: planted && (() => plant(planted, load.checkouts, pool, smtp)),
       startedAt,
       log,
     });
@@ -315,7 +317,13 @@ export async function settleAndVerify(run: {
   redisUrl: string;
   queuePrefix: string;
   settleTimeoutMs?: number;
-  plant?: ChaosOptions['plant'];
+  /** A wrong outcome planted once quiet, before the checks: they must report it. */
+  plant?: () => Promise<void>;
+  /**
+   * The card gateway service's URL, when the apps use one (CARD_GATEWAY_URL): the money is counted
+   * at it. Unset, at the fake's records, in the app's database.
+   */
+  gatewayUrl?: string;
   startedAt: number;
   log: (line: string) => void;
 }): Promise<ChaosSummary> {
@@ -340,12 +348,13 @@ export async function settleAndVerify(run: {
     stillInFlight = await stillBusy(system, { redisUrl: run.redisUrl });
   });
 
-  if (run.plant) await plant(run.plant, checkouts, pool, run.smtp);
+  if (run.plant) await run.plant();
   return verify({
     checkouts,
     pool,
     smtp: run.smtp,
     client: run.client,
+    gatewayUrl: run.gatewayUrl,
     faults: run.faults,
     resentAllowed: run.resentAllowed,
     inFlight: stillInFlight,
@@ -403,6 +412,7 @@ async function verify(run: {
   smtp: Pick<SmtpSink, 'received'>;
   /** A client of a process that is up: one may have just been restarted. */
   client: () => ProcessClient | undefined;
+  gatewayUrl?: string;
   faults: Record<string, number>;
   resentAllowed: number;
   inFlight: string[];
@@ -428,7 +438,7 @@ async function verify(run: {
     new Map(checkouts.filter((c) => c.email).map((c) => [c.email!, status.get(c.id) === 'COMPLETED' ? 1 : 0])),
   );
 
-  const { violations } = await eventually(
+  const report = await eventually(
     async () => {
       const client = run.client();
       if (!client) throw new Error('no process up');
@@ -436,6 +446,15 @@ async function verify(run: {
     },
     { timeoutMs: 30_000, what: 'the invariant report' },
   );
+  const violations = run.gatewayUrl
+    ? [
+        ...report.violations.filter((v) => !RULES_ON_THE_FAKES_RECORDS.has(String(v.rule))),
+        ...(await moneyAtTheService(
+          run.gatewayUrl,
+          checkouts.map((c) => ({ id: c.id, status: status.get(c.id) ?? 'missing' })),
+        )),
+      ]
+    : report.violations;
   const {
     rows: [{ dead }],
   } = await pool.query<{ dead: number }>(`SELECT count(*)::int AS dead FROM outbox.dead_letters`);

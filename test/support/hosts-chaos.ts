@@ -1,24 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import type { AppProcess } from './app-process';
+import { GATEWAY_ADMIN_TOKEN } from './card-gateway-service';
 import { CHAOS_SETTINGS, type ChaosSummary, CheckoutLoad, settleAndVerify } from './chaos';
 import { eventually } from './eventually';
 import { type Cut, Hosts, POSTGRES_PORT, REDIS_PORT } from './hosts';
 import { ProcessClient } from './process-client';
+import type { StartedCheckout } from './scenarios';
 import { ADMIN_TOKEN } from './test-app';
 
-/** The faults of a run over hosts: four kinds of cut (each healed after a while), and a kill. */
+/**
+ * The faults of a run over hosts: five kinds of cut and a gateway slowed (each healed after a
+ * while), and a kill.
+ */
 export const HOSTS_FAULTS = [
   'worker host cut from Redis',
   'relay host cut from Postgres between push and commit',
   'orchestrator host cut from Postgres and Redis',
   'api host cut from Postgres',
+  'gateway host cut from the app hosts',
+  'gateway host slowed',
   'kill',
 ] as const;
 export type HostsFault = (typeof HOSTS_FAULTS)[number];
 
 /** How long a worker holds a job: every cut of a worker from Redis lasts longer than this. */
 export const JOB_LOCK_MS = 2_000;
+/**
+ * How long the apps wait for one answer of the card gateway: well under the saga's step timeout
+ * (CHAOS_SETTINGS), since the call holds its delivery's transaction open.
+ */
+const GATEWAY_TIMEOUT_MS = 1_500;
+/** A slowed gateway answers this late, past the apps' timeout: each call gives up after its effect. */
+const GATEWAY_LATE_MS = GATEWAY_TIMEOUT_MS + 500;
 
 export interface HostsChaosOptions {
   /**
@@ -33,6 +47,8 @@ export interface HostsChaosOptions {
   /** random: the pause between one heal and the next fault. */
   faultEveryMs?: number;
   settleTimeoutMs?: number;
+  /** Once quiet, a second capture of a completed checkout written into the gateway's own database: the run must report it. */
+  plant?: 'double-capture';
   log?: (line: string) => void;
 }
 
@@ -41,7 +57,10 @@ export interface Recovery {
   fault: HostsFault;
   host: string;
   cutMs: number;
-  /** Until the cut host's process answered /health with 200 (Postgres, Redis and its queues reached). */
+  /**
+   * Until the cut host's process answered /health with 200 (Postgres, Redis and its queues
+   * reached); the gateway's, its listing, from the driver.
+   */
   healthyMs: number | undefined;
   /** Until the api accepted a checkout (202), a request held by the cut or a new one. */
   acceptingMs: number | undefined;
@@ -57,6 +76,7 @@ export interface HostsChaosSummary extends ChaosSummary {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const BACK_HOSTS = ['a', 'b'] as const;
+const APP_HOSTS = ['api', ...BACK_HOSTS];
 /**
  * The back hosts run `api` too, for the operator's calls alone (the fault rules: a process without
  * the role answers only /health and /metrics); the buyers' load goes to the api host.
@@ -70,29 +90,38 @@ const ROLES: Record<string, string> = {
 /**
  * The app over hosts (test/support/hosts.ts): Postgres and Redis on host `data`; the `api` role on
  * host `api`; `relay`, `worker` and `orchestrator` on hosts `a` and `b`, one process each (with the
- * api role for the operator's fault rules, not for buyers); a real SMTP server on host `mail`; this
- * process (the driver) sends the load to the api host.
+ * api role for the operator's fault rules, not for buyers); a real SMTP server on host `mail`; the
+ * card gateway service on host `gateway` (`npm run card-gateway`'s process, over a database of its
+ * own on the data host; the apps reach it by CARD_GATEWAY_URL); this process (the driver) sends
+ * the load to the api host.
  * Under checkouts of every scenario in both modes, links are cut (iptables DROP: packets vanish,
  * connections hang) and healed: a worker host from Redis for longer than the job lock (its jobs go
  * to the other host's worker while it may still commit), a relay host from Postgres while it holds
  * a batch pushed and not committed (the `hold` fault at `relay.after-push`, then the cut, then the
  * hold lifted: its COMMIT goes out into the cut), an orchestrator host from both, the api host
- * from Postgres; randomly, also kills. After each heal it measures how long until every checkout
- * accepted before the heal has ended. Then the same checks as `runChaos`: nothing lost, doubled or
- * held, counted at the gateway's records and at the SMTP server.
+ * from Postgres, the gateway host from the app hosts (a call in flight times out, its effect
+ * maybe applied); the gateway is also slowed, every answer sent after the apps' timeout (its lab's
+ * `late` fault: tc netem is not in every kernel); randomly, also kills. After each heal it measures
+ * how long until every checkout accepted before the heal has ended. Then the same checks as
+ * `runChaos`: nothing lost, doubled or held, the money counted at the gateway service's listing
+ * and the emails at the SMTP server.
  */
 export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsChaosSummary> {
   const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
-  const rig = await Hosts.create(['data', 'api', ...BACK_HOSTS, 'mail']);
+  const rig = await Hosts.create(['data', 'api', ...BACK_HOSTS, 'mail', 'gateway']);
   const data = rig.host('data');
   const apps: Record<string, AppProcess | undefined> = {};
   const restarts: Array<Promise<void>> = [];
   let smtp: Awaited<ReturnType<Hosts['startSmtpSink']>> | undefined;
+  let gateway: AppProcess | undefined;
   let pool: Pool | undefined;
   try {
     const [postgresUrl, redisUrl] = await Promise.all([rig.startPostgres(data), rig.startRedis(data)]);
     smtp = await rig.startSmtpSink(rig.host('mail'));
+    const gatewayDatabaseUrl = `${postgresUrl}/card_gateway`;
+    gateway = await rig.startCardGateway(rig.host('gateway'), gatewayDatabaseUrl, GATEWAY_ADMIN_TOKEN);
+    const gatewayUrl = gateway.url;
     const admin = new Client({ connectionString: `${postgresUrl}/postgres` });
     await admin.connect();
     await admin.query('CREATE DATABASE checkout_hosts');
@@ -108,6 +137,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       REDIS_URL: redisUrl,
       QUEUE_PREFIX: queuePrefix,
       SMTP_URL: smtp.url,
+      CARD_GATEWAY_URL: gatewayUrl,
+      CARD_GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       ADMIN_TOKEN,
       FAULT_INJECTION: 'true',
       ...CHAOS_SETTINGS,
@@ -144,8 +175,9 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       const ids = load.checkouts.map((c) => c.id);
       const [healthyMs, acceptingMs, recoveredMs] = await Promise.all([
         within(async () => {
-          const app = apps[host];
-          return app !== undefined && (await app.get('/health')).status === 200 && since();
+          const app = host === 'gateway' ? gateway : apps[host];
+          const probe = host === 'gateway' ? '/v1/references/none/operations' : '/health';
+          return app !== undefined && (await app.get(probe)).status === 200 && since();
         }, `the process on ${host} to be healthy`),
         within(() => load.checkouts.length > healed.accepted && since(), 'a checkout to be accepted'),
         within(async () => {
@@ -166,13 +198,15 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
      * while its worker holds a delivery it handled and has not committed (the `hold` fault before
      * the inbox commit), and let go once its job lock has expired and the other host's worker may
      * have taken the job: it commits after its lock expired. A relay host is cut while its relay
-     * holds a batch pushed and not committed, let go at once: its COMMIT goes out into the cut.
+     * holds a batch pushed and not committed, let go at once: its COMMIT goes out into the cut. The
+     * gateway host is cut from every app host; it is slowed by its lab (each answer late), healed by
+     * clearing it.
      */
     const cutAndHeal = async (fault: Exclude<HostsFault, 'kill'>, hostName: string, cutMs: number) => {
       const host = rig.host(hostName);
       const app = apps[hostName];
       faults[fault] += 1;
-      let cut: Cut;
+      let cut: Cut | undefined;
       let releaseAfterMs: number | undefined;
       if (fault === 'worker host cut from Redis') {
         const held = app && (await hold(app, `consumer:${HELD_CONSUMER}:before-commit`, log));
@@ -183,6 +217,13 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         cut = await rig.cut(host, data, POSTGRES_PORT);
         if (held) releaseAfterMs = 0;
       } else if (fault === 'api host cut from Postgres') cut = await rig.cut(host, data, POSTGRES_PORT);
+      else if (fault === 'gateway host cut from the app hosts')
+        cut = await rig.cut(
+          host,
+          APP_HOSTS.map((name) => rig.host(name)),
+        );
+      else if (fault === 'gateway host slowed')
+        await gatewayLab(gatewayUrl, 'POST', { fault: 'late', delayMs: GATEWAY_LATE_MS, times: 10_000 });
       else cut = await rig.cut(host, data);
       log(`cut: ${fault} (host ${hostName}) for ${(cutMs / 1000).toFixed(1)} s`);
       const cutAt = Date.now();
@@ -191,7 +232,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         await release(app!);
       }
       await pause(Math.max(0, cutMs - (Date.now() - cutAt)));
-      await rig.heal(cut);
+      if (cut) await rig.heal(cut);
+      else await gatewayLab(gatewayUrl, 'DELETE');
       return { at: Date.now(), accepted: load.checkouts.length };
     };
 
@@ -202,6 +244,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
         ['relay host cut from Postgres between push and commit', 'b'],
         ['orchestrator host cut from Postgres and Redis', 'a'],
         ['api host cut from Postgres', 'api'],
+        ['gateway host cut from the app hosts', 'gateway'],
       ];
       for (const [fault, host] of plan) {
         await pause(2_000); // checkouts under way in every step before the cut
@@ -226,7 +269,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
           restarts.push(boot(back));
           continue;
         }
-        const host = fault === 'api host cut from Postgres' ? 'api' : back;
+        const host = fault === 'api host cut from Postgres' ? 'api' : fault.startsWith('gateway') ? 'gateway' : back;
         if (fault === 'relay host cut from Postgres between push and commit' && !apps[host]) continue;
         // A worker's cut from Redis outlasts its job lock (and the hold's release after it).
         const least = fault === 'worker host cut from Redis' ? 3 * JOB_LOCK_MS : 0;
@@ -235,8 +278,9 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       }
     }
     await Promise.all(restarts);
-    await load.stop();
+    // The load goes on until the last heal is measured: stopped before, its "a checkout accepted" never came.
     await Promise.all(measuring);
+    await load.stop();
     log(`faults stopped; ${load.checkouts.length} checkouts accepted; waiting for them to end`);
 
     const summary = await settleAndVerify({
@@ -252,6 +296,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       redisUrl,
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
+      plant: options.plant && (() => plantDoubleCapture(gatewayDatabaseUrl, load.checkouts)),
+      gatewayUrl,
       startedAt,
       log,
     });
@@ -265,6 +311,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
     await Promise.all(Object.values(apps).flatMap((app) => (app ? [app.stop()] : [])));
     await pool?.end();
     smtp?.stop();
+    await gateway?.stop();
     await rig.destroy();
   }
 }
@@ -301,8 +348,41 @@ async function release(app: AppProcess): Promise<void> {
 function describeRig(rig: Hosts): string {
   return ['data', 'api', ...BACK_HOSTS]
     .map((name) => `${name} ${rig.host(name).address} (${name === 'data' ? 'Postgres, Redis' : ROLES[name]})`)
-    .concat(`mail ${rig.host('mail').address} (SMTP server)`, `driver ${rig.driver.address} (load)`)
+    .concat(
+      `mail ${rig.host('mail').address} (SMTP server)`,
+      `gateway ${rig.host('gateway').address} (card gateway service)`,
+      `driver ${rig.driver.address} (load)`,
+    )
     .join('; ');
+}
+
+/** Sets (`POST`) or clears (`DELETE`) the card gateway's faults over its admin API. */
+async function gatewayLab(gatewayUrl: string, method: 'POST' | 'DELETE', rule?: object): Promise<void> {
+  const response = await fetch(`${gatewayUrl}/admin/faults`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY_ADMIN_TOKEN}` },
+    body: rule && JSON.stringify(rule),
+  });
+  if (!response.ok) throw new Error(`the card gateway's lab answered ${method} with ${response.status}`);
+}
+
+/** A second approved capture of a completed checkout, written straight into the gateway's own database. */
+async function plantDoubleCapture(gatewayDatabaseUrl: string, checkouts: StartedCheckout[]): Promise<void> {
+  const client = new Client({ connectionString: gatewayDatabaseUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query(
+      `INSERT INTO card_gateway.operations
+         (operation, idempotency_key, response, approved, reference, authorization_id, payment_method)
+       SELECT operation, 'planted-' || idempotency_key, response, approved, reference, authorization_id, payment_method
+         FROM card_gateway.operations
+        WHERE operation = 'capture' AND approved AND reference = ANY($1) LIMIT 1`,
+      [checkouts.filter((c) => c.expected === 'COMPLETED').map((c) => c.id)],
+    );
+    if (rowCount !== 1) throw new Error('no capture at the gateway to plant a second of');
+  } finally {
+    await client.end();
+  }
 }
 
 /** When a cut was healed, and how many checkouts the api had accepted by then. */

@@ -18,6 +18,7 @@ const NAME = /^hosts-(\d+)-([0-9a-f]+)-/;
 /** The ports the data host's services listen on: each host has its ports to itself. */
 export const POSTGRES_PORT = 5432;
 export const REDIS_PORT = 6379;
+export const CARD_GATEWAY_PORT = 4010;
 
 /**
  * Why hosts cannot be made here, or undefined when they can: namespaces need root (or
@@ -46,11 +47,11 @@ export interface Host {
   address: string;
 }
 
-/** A link cut by `cut`, until `heal`. */
+/** Links cut by `cut`, until `heal`. */
 export interface Cut {
   from: Host;
-  to: Host;
-  /** Only this TCP port of `to` (its Redis, say); every packet between the two without it. */
+  to: Host[];
+  /** Only this TCP port of `to` (its Redis, say); every packet between them without it. */
   port?: number;
   rules: string[][];
 }
@@ -135,13 +136,16 @@ export class Hosts {
   }
 
   /**
-   * Cuts `from` off `to` (only `to`'s `port`, when given): DROP both ways, in `from`'s namespace.
-   * Nothing is refused; packets vanish until `heal`.
+   * Cuts `from` off `to`, one host or several (only `to`'s `port`, when given): DROP both ways, in
+   * `from`'s namespace. Nothing is refused; packets vanish until `heal`.
    */
-  async cut(from: Host, to: Host, port?: number): Promise<Cut> {
-    const out = ['OUTPUT', '-d', to.address, ...(port ? ['-p', 'tcp', '--dport', String(port)] : []), '-j', 'DROP'];
-    const back = ['INPUT', '-s', to.address, ...(port ? ['-p', 'tcp', '--sport', String(port)] : []), '-j', 'DROP'];
-    const cut: Cut = { from, to, port, rules: [out, back] };
+  async cut(from: Host, to: Host | Host[], port?: number): Promise<Cut> {
+    const hosts = [to].flat();
+    const rules = hosts.flatMap(({ address }) => [
+      ['OUTPUT', '-d', address, ...(port ? ['-p', 'tcp', '--dport', String(port)] : []), '-j', 'DROP'],
+      ['INPUT', '-s', address, ...(port ? ['-p', 'tcp', '--sport', String(port)] : []), '-j', 'DROP'],
+    ]);
+    const cut: Cut = { from, to: hosts, port, rules };
     for (const rule of cut.rules) await iptables(from, '-A', ...rule);
     this.cuts.add(cut);
     return cut;
@@ -284,6 +288,35 @@ export class Hosts {
     } finally {
       clearTimeout(timeout);
     }
+  }
+
+  /**
+   * The card gateway service (participants/card-gateway/main.ts, what `npm run card-gateway` runs)
+   * as a process on `host`, on CARD_GATEWAY_PORT at the host's address, over `databaseUrl`, a
+   * database of its own that it creates and migrates before it listens; resolves once its listing
+   * answers. Its admin API takes `adminToken`.
+   */
+  async startCardGateway(host: Host, databaseUrl: string, adminToken: string): Promise<AppProcess> {
+    const gateway = await AppProcess.start(
+      {
+        PORT: String(CARD_GATEWAY_PORT),
+        CARD_GATEWAY_PORT: String(CARD_GATEWAY_PORT),
+        CARD_GATEWAY_HOST: host.address,
+        CARD_GATEWAY_DATABASE_URL: databaseUrl,
+        CARD_GATEWAY_ADMIN_TOKEN: adminToken,
+      },
+      [process.execPath, '-r', '@swc-node/register', 'participants/card-gateway/main.ts'],
+      { netns: host.netns, address: host.address },
+    );
+    await eventually(async () => (await gateway.get('/v1/references/none/operations')).status === 200, {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+      what: `the card gateway on ${host.name} to answer`,
+    }).catch(async (error: Error) => {
+      await gateway.stop();
+      throw new Error(`${error.message}\n${gateway.tail()}`, { cause: error });
+    });
+    return gateway;
   }
 
   /** The app as a process on `host` (its own PORT, 3000), reached at the host's address. */
