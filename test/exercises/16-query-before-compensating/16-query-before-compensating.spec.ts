@@ -35,8 +35,9 @@ describe('Exercise 16: query before compensating', () => {
         CARD_GATEWAY_TIMEOUT_MS: String(TIMEOUT_MS),
         CARD_GATEWAY_ATTEMPTS: '2',
         CARD_GATEWAY_BACKOFF_MS: '20',
-        // The saga asks twice, 300 ms apart, then undoes the step; a compensation is sent twice,
-        // then waits for a person (production waits 5 s, then 10, and tries more).
+        // The saga gives the authorization up at its first failure (or 300 ms of silence) and
+        // undoes it; a compensation is sent twice, 300 ms apart, then waits for a person
+        // (production waits 5 s, asks three times, and sends a compensation five).
         SAGA_STEP_TIMEOUT_MS: '300',
         SAGA_STEP_ATTEMPTS: '1',
         SAGA_COMPENSATION_ATTEMPTS: '2',
