@@ -105,24 +105,29 @@ describe('Exercise 16: query before compensating', () => {
     return { status, ...gatewaySaw };
   }
 
+  /** A checkout undone: FAILED, and `what` (its authorization) voided at the gateway, once, nothing held. */
+  function releasedOnce(what: string, { status, held, voided }: Awaited<ReturnType<typeof outcome>>): void {
+    invariant(
+      `${what} is voided, once (counted at the gateway)`,
+      { status, held, voided },
+      { status: 'FAILED', held: 0, voided: 1 },
+    );
+  }
+
   it('when the answer to the authorization arrives after the app stopped waiting, then the void finds the hold at the gateway and releases it', async () => {
     await lateAuthorizations();
 
     const id = await start();
-    const { status, authorized, held, voided } = await outcome(id);
+    const ended = await outcome(id);
     narrate(`billing holds ${await ourPayments(id)} payment(s) of it: its void asked the gateway what it filed`);
     await narrateTimeline(app, id);
 
     invariant(
       '(the setup) the gateway approved the authorization whose answer never reached billing, which holds no payment of it',
-      [authorized, await ourPayments(id)],
+      [ended.authorized, await ourPayments(id)],
       [1, 0],
     );
-    invariant(
-      'no money left held once the checkout has failed: the authorization the gateway approved is voided, once (counted at the gateway)',
-      { status, held, voided },
-      { status: 'FAILED', held: 0, voided: 1 },
-    );
+    releasedOnce('no money left held once the checkout has failed: the authorization the gateway approved', ended);
   }, 60_000);
 
   it('when the look-up goes unanswered, then "nothing found" is never taken for an answer: a person is asked, and their retry releases the hold', async () => {
@@ -141,13 +146,9 @@ describe('Exercise 16: query before compensating', () => {
     await gateway.clearFaults();
     narrate('the gateway answers again; a person retries the saga (POST /admin/sagas/:id/retry)');
     await client.admin(app.http().post(`/admin/sagas/${id}/retry`)).expect(200);
-    const { status, held, voided } = await outcome(id, ['FAILED', 'COMPLETED']);
+    const ended = await outcome(id, ['FAILED', 'COMPLETED']);
     await narrateTimeline(app, id);
-    invariant(
-      "after the person's retry the checkout has failed and the hold is released, once (counted at the gateway)",
-      { status, held, voided },
-      { status: 'FAILED', held: 0, voided: 1 },
-    );
+    releasedOnce("after the person's retry the checkout has failed, and the hold", ended);
   }, 60_000);
 
   it('when the gateway shows the authorization captured, then nothing is voided and nothing declared undone: a person is asked', async () => {
