@@ -73,8 +73,7 @@ describe('Exercise 16: query before compensating', () => {
    * them since).
    */
   async function atTheGateway(id: string) {
-    await quiet(app);
-    await gateway.untilAnswered();
+    await Promise.all([quiet(app), gateway.untilAnswered()]);
     const approved = (await gateway.operations(id)).filter((operation) => operation.approved);
     const on = (operation: string) => approved.filter((each) => each.operation === operation);
     const followed = new Set(
