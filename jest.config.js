@@ -75,6 +75,7 @@ const QUEUE_LANE = [
     '11-the-tombstone',
     '12-the-dirty-read',
     '13-semantic-compensation',
+    '16-query-before-compensating',
   ].map((exercise) => `exercises/${exercise}/${exercise}.spec.ts`),
 ];
 
