@@ -81,6 +81,8 @@ function runJest(
   const args = [
     require.resolve('jest/bin/jest'),
     ...specs,
+    // The learner's run is the default lane's; `npm test` runs the solutions in the queue lane too.
+    '--selectProjects=polling',
     // One file runs in Jest's own process: no worker to start, nor to load the app again. Jest
     // then ends its own process, as it ends its workers, whatever a failed spec left running.
     ...(specs.length === 1 ? ['--runInBand', '--forceExit'] : [`--maxWorkers=${workers}`]),
