@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type InvoiceRow, InvoicesRepository } from '../database/invoices.repository';
+import { type InvoiceRow, InvoicesRepository, toInvoiceState } from '../database/invoices.repository';
 import { PaymentsRepository } from '../database/payments.repository';
 import { decideIssue } from '../domain/invoice';
 import { FiscalAuthority } from '../invoicing/fiscal-authority';
@@ -45,8 +45,10 @@ export class IssueInvoice {
       currency: amount.currency,
     });
     if (!response.authorized) return { outcome: 'refused', reason: response.reason };
-    return { outcome: 'issued', invoice: await this.invoices.insert(checkoutId, response.invoice, amount), isNew: true };
+    return {
+      outcome: 'issued',
+      invoice: await this.invoices.insert(checkoutId, response.invoice, amount),
+      isNew: true,
+    };
   }
 }
-
-export const toInvoiceState = (row: InvoiceRow) => ({ status: row.status, authorizedAt: new Date(row.authorized_at) });

@@ -70,7 +70,10 @@ describe('Reversing an invoice on a refund', () => {
   });
 
   it('issues a return note after the window, without asking for a cancel', async () => {
-    expect(await reverse(issued(61 * MINUTE), {})).toEqual({ outcome: 'reversed', asked: ['return-note k:return-note'] });
+    expect(await reverse(issued(61 * MINUTE), {})).toEqual({
+      outcome: 'reversed',
+      asked: ['return-note k:return-note'],
+    });
   });
 
   it('issues a return note when the authority refuses the cancel as late', async () => {

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type InvoiceRow, InvoicesRepository } from '../database/invoices.repository';
+import { type InvoiceRow, InvoicesRepository, toInvoiceState } from '../database/invoices.repository';
 import { decideReversal } from '../domain/invoice';
-import { toInvoiceState } from '../issue-invoice/issue-invoice.use-case';
 import {
   CANCEL_WINDOW_CLOSED,
   FiscalAuthority,
