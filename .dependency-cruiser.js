@@ -18,15 +18,15 @@ module.exports = {
     {
       name: 'no-cross-slice',
       comment:
-        'Inside a participant module, a use case (a slice folder) imports nothing from another: what several slices share lives beside them, in contracts/, database/, domain/, an adapter folder (gateway/, mail/) or a file at the module root. Only billing, content, identity and notifications: checkout also shares core/, orchestration/ and choreography/ among its slices, and has rules of its own.',
+        'Inside a participant module, a use case (a slice folder) imports nothing from another: what several slices share lives beside them, in contracts/, database/, domain/, an adapter folder (gateway/, invoicing/, mail/) or a file at the module root. Only billing, content, identity and notifications: checkout also shares core/, orchestration/ and choreography/ among its slices, and has rules of its own.',
       severity: 'error',
       from: {
         path: '^src/modules/(billing|content|identity|notifications)/([^/]+)/',
-        pathNot: '^src/modules/[^/]+/(contracts|database|domain|gateway|mail)/',
+        pathNot: '^src/modules/[^/]+/(contracts|database|domain|gateway|invoicing|mail)/',
       },
       to: {
         path: '^src/modules/$1/[^/]+/',
-        pathNot: ['^src/modules/$1/$2/', '^src/modules/$1/(contracts|database|domain|gateway|mail)/'],
+        pathNot: ['^src/modules/$1/$2/', '^src/modules/$1/(contracts|database|domain|gateway|invoicing|mail)/'],
       },
     },
     {

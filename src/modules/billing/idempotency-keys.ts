@@ -14,3 +14,9 @@ export const authorizeKey = (checkoutId: string) => stepKey(checkoutId, BILLING_
  */
 export const voidOfFiledKey = (compensationKey: string, authorizationId: string) =>
   `${compensationKey}:void:${authorizationId}`;
+
+/**
+ * The key under which a refund reverses the checkout's invoice: the cancel and the return note
+ * each derive theirs from it, so every attempt of the reversal asks the authority the same.
+ */
+export const reverseInvoiceKey = (checkoutId: string) => stepKey(checkoutId, 'billing.reverse-invoice');

@@ -58,6 +58,19 @@ export class PaymentRefundedPayload {
 /** The captured money went back to the buyer: an operator's decision, after the checkout ended. */
 export const PaymentRefunded = defineEvent('billing.payment-refunded.v1', PaymentRefundedPayload);
 
+export class InvoiceReversalPayload {
+  @IsUUID() checkoutId!: string;
+  @IsString() @MaxLength(100) invoiceId!: string;
+  /** The invoice's number, as the authority gave it. */
+  @IsString() @MaxLength(100) number!: string;
+  /** The return note that reverses it, when it was not cancelled. */
+  @IsOptional() @IsString() @MaxLength(100) returnNoteNumber?: string;
+}
+/** A refund inside the authority's window: the checkout's invoice is cancelled. */
+export const InvoiceCancelled = defineEvent('billing.invoice-cancelled.v1', InvoiceReversalPayload);
+/** A refund after the window: a return note reverses the checkout's invoice. */
+export const InvoiceReversed = defineEvent('billing.invoice-reversed.v1', InvoiceReversalPayload);
+
 export class AuthorizePaymentCommandPayload extends SagaCommandPayload {
   @IsUUID() userId!: string;
   @IsString() planId!: string;

@@ -47,6 +47,10 @@ export type ReturnNoteResponse = { authorized: true; returnNote: FiscalDocument 
 export const CANCEL_WINDOW_CLOSED = 'cancel-window-closed';
 /** The authority has no invoice by that id. */
 export const UNKNOWN_INVOICE = 'unknown-invoice';
+/** A return note was refused: the invoice is cancelled already. */
+export const INVOICE_CANCELLED = 'invoice-cancelled';
+/** A cancel was refused: a return note reverses the invoice already. */
+export const INVOICE_REVERSED = 'invoice-reversed';
 
 export abstract class FiscalAuthority {
   /** Asks for an invoice; under a key already answered, the same invoice comes back. */
