@@ -1,4 +1,5 @@
 import type { OperationRecord } from '../../participants/card-gateway/domain/operations';
+import { type FiledMoney, moneyIn } from '../../src/modules/billing/domain/filed-money';
 import type { InvariantRule } from '../../src/operations/invariants';
 
 /**
@@ -21,27 +22,8 @@ export const RULES_ON_THE_FAKES_RECORDS: ReadonlySet<string> = new Set<Invariant
   'correction-no-refund',
 ]);
 
-/** The money of one checkout at the gateway, from the operations it approved under its reference. */
-export type Money = {
-  /** Authorizations that nothing (capture, void, refund) followed: money held on the card. */
-  held: number;
-  captures: number;
-  /** Captures not refunded: money taken. */
-  charged: number;
-};
-
-export function moneyOf(operations: readonly OperationRecord[]): Money {
-  const approved = operations.filter((o) => o.approved);
-  const on = (authorizationId: string | null, ...kinds: string[]) =>
-    approved.some((o) => o.authorizationId === authorizationId && kinds.includes(o.operation));
-  const authorizations = approved.filter((o) => o.operation === 'authorize');
-  const captures = approved.filter((o) => o.operation === 'capture');
-  return {
-    held: authorizations.filter((a) => !on(a.authorizationId, 'capture', 'void', 'refund')).length,
-    captures: captures.length,
-    charged: captures.filter((c) => !on(c.authorizationId, 'refund')).length,
-  };
-}
+/** The money of one checkout at the gateway, counted as billing counts it (`moneyIn`). */
+export type Money = Omit<FiledMoney, 'refunds'>;
 
 const ENDED = ['COMPLETED', 'FAILED', 'REJECTED'];
 const WITHOUT_SALE = ['FAILED', 'REJECTED'];
@@ -83,7 +65,7 @@ export async function moneyAtTheService(
     const batch = checkouts.slice(i, i + 8);
     const listings = await Promise.all(batch.map((c) => listing(gatewayUrl, c.id)));
     for (const [j, { id, status }] of batch.entries()) {
-      const money = moneyOf(listings[j]);
+      const { refunds: _refunds, ...money } = moneyIn(listings[j]);
       violations.push(
         ...MONEY_RULES.filter(({ broken }) => broken(status, money)).map(({ rule, description }) => ({
           checkoutId: id,
