@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BillingApi } from '../modules/billing';
 
 /** The stable, machine-readable names of the rules; tests and scripts match on these. */
 export const INVARIANT_RULES = [
@@ -46,6 +47,27 @@ export interface InvariantReport {
   violations: InvariantViolation[];
   atStake: AtStake[];
 }
+
+/**
+ * The card gateway service did not answer what it filed under a checkout: the money rules could
+ * not be checked, and the report is withheld rather than say "fine" about money it never saw.
+ */
+export class MoneyNotCounted extends Error {
+  constructor(
+    readonly checkoutId: string,
+    cause: unknown,
+  ) {
+    super(
+      `the card gateway service did not list what it filed under checkout ${checkoutId}, so its money was not counted: ` +
+        (cause instanceof Error ? cause.message : String(cause)),
+      { cause },
+    );
+    this.name = 'MoneyNotCounted';
+  }
+}
+
+/** How many checkouts are looked up at the card gateway service at once. */
+const LOOK_UPS_AT_ONCE = 8;
 
 /** What left the system for one checkout, as the gateway and the mail transport saw it, and our access rows. */
 interface CheckoutFacts {
@@ -158,15 +180,26 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
  * read-only snapshot, by what left the system: every operation the card gateway approved, filed
  * under the checkout as its merchant reference, and every email the mail transport handed over
  * (welcomes and their corrections, counted apart), both recorded outside our business
- * transactions. A count over our own uniquely-keyed rows could show 0 but never 2; these can. This is an operator's (and a test's) view from
- * outside the modules, which is why it may read all their tables; no module does.
+ * transactions. A count over our own uniquely-keyed rows could show 0 but never 2; these can.
+ * This is an operator's (and a test's) view from outside the modules, which is why it may read
+ * all their tables; no module does.
+ *
+ * The gateway's operations are the fake's records (`billing.gateway_requests`), in the snapshot;
+ * with the gateway a service (CARD_GATEWAY_URL), that table stays empty, and the gateway's facts
+ * (held, captures, charged, refunds) are asked of the service instead, through billing's door,
+ * checkout by checkout, after the snapshot: like every count here, final once the system is quiet.
+ * Built without billing (`new Invariants(dataSource)`), it reads the fake's records.
  */
 @Injectable()
 export class Invariants {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() private readonly billing?: BillingApi,
+  ) {}
 
+  /** Throws MoneyNotCounted when the gateway service did not answer for one of the checkouts. */
   async check(checkoutIds?: string[]): Promise<InvariantReport> {
-    const facts = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+    const snapshot = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       await tx.query('SET TRANSACTION READ ONLY');
       return tx.query<CheckoutFacts[]>(
         `WITH approved AS (
@@ -195,6 +228,7 @@ export class Invariants {
         [checkoutIds ?? null],
       );
     });
+    const facts = this.billing?.gatewayIsAService ? await this.moneyAtTheService(snapshot, this.billing) : snapshot;
     const violations = facts.flatMap((f) =>
       RULES.filter(({ broken }) => broken(f)).map(({ rule, description }) => ({
         checkoutId: f.id,
@@ -215,5 +249,31 @@ export class Invariants {
         welcomeEmails: f.emails,
       }));
     return { checked: facts.length, violations, atStake };
+  }
+
+  /**
+   * Each checkout's facts with its money as the gateway service lists it, LOOK_UPS_AT_ONCE
+   * look-ups at a time. One look-up that fails (after the client's own retries) fails the whole
+   * check, and no further look-up starts: a report that left a checkout's money uncounted would
+   * read as "fine" to whoever only reads its violations, which is what a demanding operator, a
+   * script and the chaos run all do. The operator gets an error that names the checkout instead.
+   */
+  private async moneyAtTheService(facts: CheckoutFacts[], billing: BillingApi): Promise<CheckoutFacts[]> {
+    const counted: CheckoutFacts[] = [];
+    let next = 0;
+    let failure: MoneyNotCounted | undefined;
+    const lookUps = async () => {
+      while (!failure && next < facts.length) {
+        const index = next++;
+        try {
+          counted[index] = { ...facts[index], ...(await billing.moneyFiledUnder(facts[index].id)) };
+        } catch (error) {
+          failure ??= new MoneyNotCounted(facts[index].id, error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LOOK_UPS_AT_ONCE, facts.length) }, lookUps));
+    if (failure) throw failure;
+    return counted;
   }
 }
