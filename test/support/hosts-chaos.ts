@@ -297,7 +297,6 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
       plant: options.plant && (() => plantDoubleCapture(gatewayDatabaseUrl, load.checkouts)),
-      gatewayUrl,
       startedAt,
       log,
     });
