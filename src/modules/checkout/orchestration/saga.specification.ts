@@ -142,6 +142,7 @@ export const SPEC_STEPS = {
   GRANT: 'content.grant-access',
   CAPTURE: 'billing.capture-payment',
   ACTIVATE: 'content.activate-access',
+  INVOICE: 'billing.issue-invoice',
   EMAIL: 'notifications.send-welcome-email',
 } as const;
 
