@@ -141,6 +141,7 @@ export const CHECKOUT_STEPS = [
   {
     name: BILLING_STEPS.issueInvoice,
     class: 'retriable',
+    waitsOutOutages: true,
     command: ask(IssueInvoiceCommand),
     done: InvoiceIssued,
     failed: BillingStepFailed,
