@@ -115,12 +115,23 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
   const restarts: Array<Promise<void>> = [];
   let smtp: Awaited<ReturnType<Hosts['startSmtpSink']>> | undefined;
   let gateway: AppProcess | undefined;
+  let authority: AppProcess | undefined;
   let pool: Pool | undefined;
   try {
     const [postgresUrl, redisUrl] = await Promise.all([rig.startPostgres(data), rig.startRedis(data)]);
     smtp = await rig.startSmtpSink(rig.host('mail'));
     const gatewayDatabaseUrl = `${postgresUrl}/card_gateway`;
-    gateway = await rig.startCardGateway(rig.host('gateway'), gatewayDatabaseUrl, GATEWAY_ADMIN_TOKEN);
+    // Both participants on the one host, cut and healed together: the gateway, and the authority
+    // the checkouts invoice at.
+    [gateway, authority] = await Promise.all([
+      rig.startParticipant('card-gateway', rig.host('gateway'), gatewayDatabaseUrl, GATEWAY_ADMIN_TOKEN),
+      rig.startParticipant(
+        'fiscal-authority',
+        rig.host('gateway'),
+        `${postgresUrl}/fiscal_authority`,
+        GATEWAY_ADMIN_TOKEN,
+      ),
+    ]);
     const gatewayUrl = gateway.url;
     const admin = new Client({ connectionString: `${postgresUrl}/postgres` });
     await admin.connect();
@@ -138,6 +149,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       QUEUE_PREFIX: queuePrefix,
       SMTP_URL: smtp.url,
       CARD_GATEWAY_URL: gatewayUrl,
+      FISCAL_AUTHORITY_URL: authority.url,
+      FISCAL_AUTHORITY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       CARD_GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       ADMIN_TOKEN,
       FAULT_INJECTION: 'true',
@@ -298,6 +311,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       settleTimeoutMs: options.settleTimeoutMs,
       plant: options.plant && (() => plantDoubleCapture(gatewayDatabaseUrl, load.checkouts)),
       gatewayUrl,
+      authorityUrl: authority.url,
       startedAt,
       log,
     });
@@ -312,6 +326,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
     await pool?.end();
     smtp?.stop();
     await gateway?.stop();
+    await authority?.stop();
     await rig.destroy();
   }
 }

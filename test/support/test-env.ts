@@ -15,7 +15,7 @@ export const AUTH_TOKEN_SECRET = 'test-token-secret-0123456789abcdefghijklmnop';
  * that a test reads a figure right after changing it (a test of the reading interval sets its
  * own), the lane's relay, and the run's fiscal authority. The admin token is the tests' to give: some need an app without one.
  */
-export const TEST_APP_ENV: Record<string, string> = {
+export const testAppEnv = (): Record<string, string> => ({
   AUTH_TOKEN_SECRET,
   RATE_LIMIT_SIGNUPS: '0',
   RATE_LIMIT_CHECKOUTS: '0',
@@ -27,7 +27,7 @@ export const TEST_APP_ENV: Record<string, string> = {
   ...(process.env.TEST_OUTBOX_DELIVERY ? { OUTBOX_DELIVERY: process.env.TEST_OUTBOX_DELIVERY } : {}),
   // The fiscal authority the run's setup started (run-authority.ts): every checkout invoices there.
   ...(process.env.TEST_FISCAL_AUTHORITY_URL ? { FISCAL_AUTHORITY_URL: process.env.TEST_FISCAL_AUTHORITY_URL } : {}),
-};
+});
 
 /**
  * For the files whose subject is the queue path itself (the relay driven by hand, what a job

@@ -16,8 +16,7 @@ export interface Buyer {
 }
 
 export type IssueOutcome =
-  | { outcome: 'issued'; invoice: InvoiceRow; buyer: Buyer; isNew: boolean }
-  | { outcome: 'refused'; reason: string };
+  { outcome: 'issued'; invoice: InvoiceRow; buyer: Buyer; isNew: boolean } | { outcome: 'refused'; reason: string };
 
 /**
  * After the capture: the invoice of the money taken, asked of the fiscal authority under the
