@@ -14,6 +14,8 @@ import {
 } from './capture-payment/capture-payment.use-case';
 import { capturePaymentStep } from './capture-payment/capture-payment.step';
 import { type Plan, PlansRepository } from './database/plans.repository';
+import { IssueInvoice, type IssueInvoiceInput, type IssueOutcome } from './issue-invoice/issue-invoice.use-case';
+import { issueInvoiceStep } from './issue-invoice/issue-invoice.step';
 import {
   VoidAuthorization,
   type VoidAuthorizationInput,
@@ -33,6 +35,7 @@ export class BillingApi {
     private readonly hooks: Hooks,
     private readonly authorize: AuthorizePayment,
     private readonly capture: CapturePayment,
+    private readonly invoice: IssueInvoice,
     private readonly voidAuthorizationUseCase: VoidAuthorization,
   ) {}
 
@@ -50,6 +53,10 @@ export class BillingApi {
 
   capturePayment(input: CapturePaymentInput): Promise<StepRun<CaptureOutcome>> {
     return this.hooks.step(capturePaymentStep, () => this.capture.execute(input));
+  }
+
+  issueInvoice(input: IssueInvoiceInput): Promise<StepRun<IssueOutcome>> {
+    return this.hooks.step(issueInvoiceStep, () => this.invoice.execute(input));
   }
 
   /** The authorization's compensation. */
