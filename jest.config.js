@@ -76,6 +76,7 @@ const QUEUE_LANE = [
     '12-the-dirty-read',
     '13-semantic-compensation',
     '16-query-before-compensating',
+    '17-time-bound-compensation',
   ].map((exercise) => `exercises/${exercise}/${exercise}.spec.ts`),
 ];
 

@@ -77,6 +77,7 @@ describe('Chaos', () => {
       stuck: [],
       violations: [],
       emails: [],
+      invoices: [],
       deadLetters: 0,
       inFlight: [],
       seconds: 1,

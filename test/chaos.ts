@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chaosFailed, type ChaosOptions, formatSummary, runChaos } from './support/chaos';
 import { hostsUnavailable } from './support/hosts';
 import { formatRecoveries, runHostsChaos } from './support/hosts-chaos';
+import { startRunAuthority, stopRunAuthority } from './support/run-authority';
 import { dropDatabase, recreateDatabase } from './support/test-database';
 import { TEST_DATABASE_URL, withDatabaseName } from './support/test-env';
 
@@ -55,10 +56,13 @@ async function main(): Promise<void> {
     log: (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   };
   try {
+    // The fiscal authority the checkouts invoice at, as the tests' run starts one (run-authority.ts).
+    await startRunAuthority();
     const summary = await runChaos(options);
     console.log(formatSummary(summary));
     process.exitCode = chaosFailed(summary) ? 1 : 0;
   } finally {
+    await stopRunAuthority();
     await dropDatabase(name);
   }
 }

@@ -15,7 +15,9 @@ describe("the peers' checkout flow", () => {
       step: 'content.activate-access',
     });
     const activated = { outcome: 'activated', entitlementId: 'e', userId: 'u', planId: 'p', isNew: true } as const;
-    expect(after('content.activate-access', activated)).toEqual({ step: 'notifications.send-welcome-email' });
+    expect(after('content.activate-access', activated)).toEqual({ step: 'billing.issue-invoice' });
+    const issued = { outcome: 'issued', invoice: {} as never, buyer: {} as never, isNew: true } as const;
+    expect(after('billing.issue-invoice', issued)).toEqual({ step: 'notifications.send-welcome-email' });
     expect(after('notifications.send-welcome-email', { outcome: 'sent', emailId: 'm', isNew: true })).toEqual({
       end: 'COMPLETED',
     });
@@ -51,6 +53,13 @@ describe("the peers' checkout flow", () => {
     expect(after('content.grant-access', { outcome: 'refused', reason: 'not-licensed', isNew: true })).toEqual({
       step: 'billing.void-authorization',
       reason: 'not-licensed',
+    });
+  });
+
+  it('when the authority refuses the invoice, then a person is asked: the sale stands', () => {
+    expect(after('billing.issue-invoice', { outcome: 'refused', reason: 'buyer unknown' })).toEqual({
+      end: 'INTERVENTION',
+      reason: 'buyer unknown',
     });
   });
 

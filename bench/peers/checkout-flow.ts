@@ -1,4 +1,4 @@
-import type { AuthorizeOutcome, CaptureOutcome, VoidOutcome } from '../../src/modules/billing';
+import type { AuthorizeOutcome, CaptureOutcome, IssueOutcome, VoidOutcome } from '../../src/modules/billing';
 import type { ActivateOutcome, GrantOutcome, RevokeOutcome } from '../../src/modules/content';
 import type { BuyerVerdict } from '../../src/modules/identity';
 import type { WelcomeOutcome } from '../../src/modules/notifications';
@@ -26,6 +26,7 @@ export interface StepResults {
   'content.grant-access': GrantOutcome;
   'billing.capture-payment': CaptureOutcome;
   'content.activate-access': ActivateOutcome;
+  'billing.issue-invoice': IssueOutcome;
   'notifications.send-welcome-email': WelcomeOutcome;
   'content.revoke-access': RevokeOutcome;
   'billing.void-authorization': VoidOutcome;
@@ -39,9 +40,9 @@ export type Next = { step: PeerStep; reason?: string } | { end: FinalStatus; rea
 
 /**
  * The step that follows `step`, given its result: the pivot rule of the orchestrated checkout
- * (verify, authorize, grant, capture, activate, email); a refusal before the capture undoes what
- * was done, in reverse order (revoke, then void); a captured payment that cannot be voided waits
- * for a person.
+ * (verify, authorize, grant, capture, activate, invoice, email); a refusal before the capture
+ * undoes what was done, in reverse order (revoke, then void); a captured payment that cannot be
+ * voided, or an invoice the authority refuses, waits for a person.
  */
 export function after<S extends PeerStep>(step: S, result: StepResults[S], reason?: string): Next {
   const r = result as StepResults[PeerStep];
@@ -69,7 +70,13 @@ export function after<S extends PeerStep>(step: S, result: StepResults[S], reaso
         : { step: 'content.revoke-access', reason: outcome.reason };
     }
     case 'content.activate-access':
-      return { step: 'notifications.send-welcome-email' };
+      return { step: 'billing.issue-invoice' };
+    case 'billing.issue-invoice': {
+      const outcome = r as IssueOutcome;
+      return outcome.outcome === 'issued'
+        ? { step: 'notifications.send-welcome-email' }
+        : { end: 'INTERVENTION', reason: outcome.reason };
+    }
     case 'notifications.send-welcome-email':
       return { end: 'COMPLETED' };
     case 'content.revoke-access':

@@ -26,6 +26,7 @@ const STEPS: PeerStep[] = [
   'content.grant-access',
   'billing.capture-payment',
   'content.activate-access',
+  'billing.issue-invoice',
   'notifications.send-welcome-email',
   'content.revoke-access',
   'billing.void-authorization',

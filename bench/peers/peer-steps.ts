@@ -86,6 +86,8 @@ export class PeerSteps {
         return answered(this.billing.capturePayment({ checkoutId, idempotencyKey }));
       case 'content.activate-access':
         return answered(this.content.activateAccess({ checkoutId }));
+      case 'billing.issue-invoice':
+        return answered(this.billing.issueInvoice({ checkoutId, idempotencyKey }));
       case 'notifications.send-welcome-email':
         return answered(this.notifications.sendWelcomeEmail({ checkoutId, userId, planId }));
       case 'content.revoke-access':

@@ -130,7 +130,7 @@ describe('A choreographed checkout, end to end over HTTP', () => {
     expect(stuck).toMatchObject({
       status: 'INTERVENTION',
       step: 'notifications.send-welcome-email',
-      failureReason: expect.stringContaining('notifications.send-welcome-email gave up on content.access-activated.v1'),
+      failureReason: expect.stringContaining('notifications.send-welcome-email gave up on billing.invoice-issued.v1'),
     });
     expect(await client.effects(id)).toEqual({ payment: 'captured', entitlement: 'active', emails: 0 });
     const { body: deadLetters } = await client

@@ -16,6 +16,7 @@ import {
   startCheckout,
 } from '../support/scenarios';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
+import { invoicesAt, runAuthorityUrl } from '../support/run-authority';
 import { TEST_DATABASE_SESSIONS, TestDatabase } from '../support/test-database';
 
 const STEPS = [
@@ -24,6 +25,7 @@ const STEPS = [
   'content.grant-access',
   'billing.capture-payment',
   'content.activate-access',
+  'billing.issue-invoice',
   'notifications.send-welcome-email',
 ];
 /** The consumer that captures, in each mode: its crash before the inbox commit loses a capture's commit. */
@@ -253,8 +255,8 @@ describe('A process killed at any line', () => {
   // CRASH_POINTS=point,point... runs only those (to look into one, or to see a planted fault caught).
   const only = process.env.CRASH_POINTS?.split(',');
   const chosen = (points: string[]) => points.filter((point) => !only || only.includes(point));
-  // Two lanes of ten points per mode: the steps up to the grant and the relay; the capture and
-  // what follows it, and the capturing consumer.
+  // Two lanes per mode: the steps up to the grant and the relay (ten points); the capture and what
+  // follows it, and the capturing consumer (thirteen).
   // In the logical lane (jest.config.js), one lane per mode of the relay's points only: the logical
   // relay's own between its push and its confirmation to the slot too. The steps' and the
   // consumer's points do not depend on the relay, and their twenty restarts a mode are the polling
@@ -306,6 +308,12 @@ describe('A process killed at any line', () => {
       // answer and that record would, and leaves one record for two copies, which the checker
       // cannot see: only an SMTP server's count could.
       expect((await client.invariants()).violations).toEqual([]);
+      // The invoices, counted at the authority: one for each sale, none for anything else.
+      const authority = runAuthorityUrl();
+      const invoices = await Promise.all(lane.checkouts.map((c) => invoicesAt(authority, c.id)));
+      expect(lane.checkouts.map((c, i) => ({ id: c.id, invoices: invoices[i] }))).toEqual(
+        lane.checkouts.map((c) => ({ id: c.id, invoices: status.get(c.id) === 'COMPLETED' ? 1 : 0 })),
+      );
     },
     // Each point costs a process start and a crash: minutes in all, most of it Nest booting.
     900_000,

@@ -35,7 +35,8 @@ describe('A saga that voids an authorization it never recorded, at a gateway wit
         ...QUIET_ENV,
         CARD_GATEWAY_URL: gateway.url,
         CARD_GATEWAY_VOIDS_BY_KEY: 'false',
-        CARD_GATEWAY_TIMEOUT_MS: '300',
+        // A second: an answer on a busy machine comes in time; a late listing (2.5 s) does not.
+        CARD_GATEWAY_TIMEOUT_MS: '1000',
         OUTBOX_RELAY_INTERVAL_MS: '50',
         OUTBOX_BACKOFF_MS: '20',
         SAGA_STEP_TIMEOUT_MS: '300',
@@ -89,7 +90,7 @@ describe('A saga that voids an authorization it never recorded, at a gateway wit
   });
 
   it('when the look-up goes unanswered on every attempt, then INTERVENTION with no tombstone and nothing voided; the retry voids it', async () => {
-    const lateListings = () => gateway.fault({ fault: 'late', operation: 'listing', delayMs: 1_500, times: 1_000 });
+    const lateListings = () => gateway.fault({ fault: 'late', operation: 'listing', delayMs: 2_500, times: 1_000 });
     const { id, authorizationId } = await unrecordedAuthorization(lateListings);
 
     await client.until(id, ['INTERVENTION']);
@@ -99,7 +100,7 @@ describe('A saga that voids an authorization it never recorded, at a gateway wit
     const { body: waiting } = await client.admin(app.http().get('/admin/sagas?state=INTERVENTION')).expect(200);
     const saga = waiting.find((each: { id: string }) => each.id === id);
     expect(saga.intervention).toMatch(
-      /^billing.void-authorization failed \(card-gateway: no answer within 300 ms to GET references\/.* is not known\) 3 times$/,
+      /^billing.void-authorization failed \(card-gateway: no answer within 1000 ms to GET references\/.* is not known\) 3 times$/,
     );
     expect(await tombstones(id)).toEqual([]);
     expect(await gateway.effects(id)).toEqual({ ...NONE, authorize: 1 });

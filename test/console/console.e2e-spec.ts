@@ -13,6 +13,7 @@ const STEP_LANES: Record<string, string> = {
   'content.grant-access': 'content',
   'billing.capture-payment': 'billing',
   'content.activate-access': 'content',
+  'billing.issue-invoice': 'billing',
   'notifications.send-welcome-email': 'notifications',
 };
 const SLOW = { timeout: 30_000 };
@@ -74,7 +75,7 @@ async function enterAdminToken(page: Page): Promise<void> {
   await page.waitForSelector('[data-access=operator]');
 }
 
-/** The six steps as the page draws them: handled, on the lane of the module that owns each. */
+/** The seven steps as the page draws them: handled, on the lane of the module that owns each. */
 const stepsOnLanes = (page: Page, id: string) =>
   page.$$eval(`.panel[data-checkout-id="${id}"] g.entry[data-kind=handled][data-step]`, (entries) =>
     Object.fromEntries(entries.map((e) => [e.getAttribute('data-step'), e.getAttribute('data-lane')])),
@@ -124,7 +125,7 @@ describe('The checkout console, in Chromium', () => {
   });
 
   it.each(['choreography', 'orchestration'])(
-    'when a happy checkout is started in %s from the page, then it shows COMPLETED with the six steps on their lanes',
+    'when a happy checkout is started in %s from the page, then it shows COMPLETED with the seven steps on their lanes',
     async (mode) => {
       const { page, screenshot } = await open();
 

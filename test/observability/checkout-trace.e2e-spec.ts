@@ -12,7 +12,7 @@ const SERVER = 2;
 const PRODUCER = 4;
 const CONSUMER = 5;
 
-/** The message each of the six steps is started by, in each mode. */
+/** The message each of the seven steps is started by, in each mode. */
 const STEPS = {
   choreography: [
     'checkout.checkout-requested.v1',
@@ -21,6 +21,7 @@ const STEPS = {
     'content.access-granted.v1',
     'billing.payment-captured.v1',
     'content.access-activated.v1',
+    'billing.invoice-issued.v1',
   ],
   orchestration: [
     'identity.verify-user.v1',
@@ -28,6 +29,7 @@ const STEPS = {
     'content.grant-access.v1',
     'billing.capture-payment.v1',
     'content.activate-access.v1',
+    'billing.issue-invoice.v1',
     'notifications.send-welcome-email.v1',
   ],
 };
@@ -124,7 +126,7 @@ describe('The trace of a checkout across the outbox, the relay and the consumers
   });
 
   it.each(['choreography', 'orchestration'] as const)(
-    'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, relayed by the other process',
+    'when a %s checkout completes, then it is one trace from POST /checkouts through the seven steps, relayed by the other process',
     async (mode) => {
       const { correlationId, id, spans } = await completedCheckout(client, receiver, mode);
       const spanById = byId(spans);
@@ -264,7 +266,7 @@ describe('The trace of a checkout through the local bus', () => {
   });
 
   it.each(['choreography', 'orchestration'] as const)(
-    'when a %s checkout completes, then it is one trace from POST /checkouts through the six steps, each message handed over where it was written',
+    'when a %s checkout completes, then it is one trace from POST /checkouts through the seven steps, each message handed over where it was written',
     async (mode) => {
       const { correlationId, id, spans } = await completedCheckout(client, receiver, mode);
       const spanById = byId(spans);

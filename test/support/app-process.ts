@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { eventually } from './eventually';
-import { TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
+import { testAppEnv, TEST_REDIS_URL } from './test-env';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -87,7 +87,7 @@ export class AppProcess {
         HOME: process.env.HOME,
         REDIS_URL: TEST_REDIS_URL,
         LOG_LEVEL: 'info',
-        ...TEST_APP_ENV,
+        ...testAppEnv(),
         ...env,
         PORT: String(port),
       },

@@ -3,6 +3,7 @@ import { createTransport } from 'nodemailer';
 import { Pool } from 'pg';
 import { AppProcess, freePort } from './app-process';
 import { eventually } from './eventually';
+import { invoicesAt, runAuthorityUrl } from './run-authority';
 import { ProcessClient } from './process-client';
 import { quiet, type QuietTarget, stillBusy } from './quiet';
 import { RedisServer } from './redis-server';
@@ -56,6 +57,11 @@ export interface ChaosSummary {
    */
   emails: Array<{ to: string; received: number; expected: number }>;
   /**
+   * Checkouts whose invoices at the fiscal authority, counted at its listing, are not one for a
+   * COMPLETED checkout and none otherwise: an invoice missing, doubled, or for no sale.
+   */
+  invoices: Array<{ id: string; status: string; invoices: number }>;
+  /**
    * Second copies of an email, with its Message-ID: a kill between the SMTP server's answer and
    * the record of the hand-over sends it again, the one thing the product does not promise
    * (docs/guarantees.md, "What is not promised"); at most one a kill (`resentAllowed`). A cut connection
@@ -72,7 +78,7 @@ export interface ChaosSummary {
 const copiesResent = (s: ChaosSummary) => s.resent.reduce((sum, r) => sum + r.copies - 1, 0);
 
 export const chaosFailed = (s: ChaosSummary): boolean =>
-  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + s.inFlight.length > 0 ||
+  s.wrong.length + s.stuck.length + s.violations.length + s.emails.length + s.invoices.length + s.inFlight.length > 0 ||
   copiesResent(s) > s.resentAllowed;
 
 export function formatSummary(s: ChaosSummary): string {
@@ -93,12 +99,13 @@ export function formatSummary(s: ChaosSummary): string {
     `double effects: ${doubles}`,
     `other invariant violations: ${s.violations.length - held - doubles}`,
     `email counts off: ${s.emails.length}`,
+    `invoice counts off, at the authority: ${s.invoices.length}`,
     `emails sent again, same Message-ID: ${copiesResent(s)} (at most ${s.resentAllowed}, one a kill)`,
     `dead letters: ${s.deadLetters}`,
     `still in flight: ${s.inFlight.length === 0 ? 'nothing' : s.inFlight.join('; ')}`,
     chaosFailed(s) ? 'RESULT: WRONG' : 'RESULT: nothing lost, doubled or held',
   ];
-  const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails, ...s.resent].slice(0, 20);
+  const details = [...s.wrong, ...s.stuck, ...s.violations, ...s.emails, ...s.invoices, ...s.resent].slice(0, 20);
   return [...lines, ...details.map((d) => `  ${JSON.stringify(d)}`)].join('\n');
 }
 
@@ -124,6 +131,8 @@ export const CHAOS_SETTINGS = {
   SAGA_STEP_ATTEMPTS: '8',
   SAGA_PIVOT_ATTEMPTS: '10',
   SAGA_COMPENSATION_ATTEMPTS: '10',
+  // The invoice waits out an authority cut apart as it would an outage, in seconds here, not hours.
+  SAGA_OUTAGE_MAX_WAIT_MS: '12000',
   SAGA_SWEEP_INTERVAL_MS: '250',
   CHECKOUT_STALLED_AFTER_MS: '600000',
 };
@@ -221,6 +230,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosSummary> {
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
       plant: planted && (() => plant(planted, load.checkouts, pool, smtp)),
+      authorityUrl: runAuthorityUrl(),
       startedAt,
       log,
     });
@@ -318,6 +328,8 @@ export async function settleAndVerify(run: {
   settleTimeoutMs?: number;
   /** A wrong outcome planted once quiet, before the checks: they must report it. */
   plant?: () => Promise<void>;
+  /** The fiscal authority the apps invoice at (FISCAL_AUTHORITY_URL): the invoices are counted there. */
+  authorityUrl: string;
   startedAt: number;
   log: (line: string) => void;
 }): Promise<ChaosSummary> {
@@ -348,6 +360,7 @@ export async function settleAndVerify(run: {
     pool,
     smtp: run.smtp,
     client: run.client,
+    authorityUrl: run.authorityUrl,
     faults: run.faults,
     resentAllowed: run.resentAllowed,
     inFlight: stillInFlight,
@@ -405,6 +418,7 @@ async function verify(run: {
   smtp: Pick<SmtpSink, 'received'>;
   /** A client of a process that is up: one may have just been restarted. */
   client: () => ProcessClient | undefined;
+  authorityUrl: string;
   faults: Record<string, number>;
   resentAllowed: number;
   inFlight: string[];
@@ -428,6 +442,11 @@ async function verify(run: {
   const { emails, resent } = tellEmailsApart(
     smtp.received,
     new Map(checkouts.filter((c) => c.email).map((c) => [c.email!, status.get(c.id) === 'COMPLETED' ? 1 : 0])),
+  );
+
+  const invoices = await invoicesAtTheAuthority(
+    run.authorityUrl,
+    checkouts.map((c) => ({ id: c.id, status: status.get(c.id) ?? 'missing' })),
   );
 
   const report = await eventually(
@@ -457,10 +476,31 @@ async function verify(run: {
     stuck,
     violations,
     emails,
+    invoices,
     resent,
     resentAllowed: run.resentAllowed,
     deadLetters: dead,
     inFlight: run.inFlight,
     seconds: run.seconds,
   };
+}
+
+/**
+ * The checkouts whose invoices at the authority are off: one for a COMPLETED checkout, none for
+ * any other. Counted at its listing, eight checkouts at a time.
+ */
+async function invoicesAtTheAuthority(
+  authorityUrl: string,
+  checkouts: Array<{ id: string; status: string }>,
+): Promise<ChaosSummary['invoices']> {
+  const off: ChaosSummary['invoices'] = [];
+  for (let i = 0; i < checkouts.length; i += 8) {
+    await Promise.all(
+      checkouts.slice(i, i + 8).map(async ({ id, status }) => {
+        const invoices = await invoicesAt(authorityUrl, id);
+        if (invoices !== (status === 'COMPLETED' ? 1 : 0)) off.push({ id, status, invoices });
+      }),
+    );
+  }
+  return off;
 }

@@ -1,12 +1,14 @@
+import { startRunAuthority } from './run-authority';
 import { checkServices } from './services';
 import { migratedTemplate } from './template-database';
 
 /**
  * Once per run: checks the services, then finds (or builds, when the migrations have changed) the
  * migrated template database that every test database is copied from, and tells the test files
- * its name.
+ * its name; and starts the fiscal authority the run's checkouts invoice at (run-authority.ts).
  */
 export default async function globalSetup(): Promise<void> {
   await checkServices('npm test');
   process.env.TEST_TEMPLATE_DATABASE = await migratedTemplate();
+  await startRunAuthority();
 }

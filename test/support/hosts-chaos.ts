@@ -92,8 +92,9 @@ const ROLES: Record<string, string> = {
  * host `api`; `relay`, `worker` and `orchestrator` on hosts `a` and `b`, one process each (with the
  * api role for the operator's fault rules, not for buyers); a real SMTP server on host `mail`; the
  * card gateway service on host `gateway` (`npm run card-gateway`'s process, over a database of its
- * own on the data host; the apps reach it by CARD_GATEWAY_URL); this process (the driver) sends
- * the load to the api host.
+ * own on the data host; the apps reach it by CARD_GATEWAY_URL), and the fiscal authority beside it
+ * (`npm run fiscal-authority`'s, FISCAL_AUTHORITY_URL); this process (the driver) sends the load to
+ * the api host.
  * Under checkouts of every scenario in both modes, links are cut (iptables DROP: packets vanish,
  * connections hang) and healed: a worker host from Redis for longer than the job lock (its jobs go
  * to the other host's worker while it may still commit), a relay host from Postgres while it holds
@@ -103,8 +104,8 @@ const ROLES: Record<string, string> = {
  * maybe applied); the gateway is also slowed, every answer sent after the apps' timeout (its lab's
  * `late` fault: tc netem is not in every kernel); randomly, also kills. After each heal it measures
  * how long until every checkout accepted before the heal has ended. Then the same checks as
- * `runChaos`: nothing lost, doubled or held, the money counted at the gateway service's listing
- * and the emails at the SMTP server.
+ * `runChaos`: nothing lost, doubled or held, the money counted at the gateway service's listing,
+ * the invoices at the authority's and the emails at the SMTP server.
  */
 export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsChaosSummary> {
   const log = options.log ?? (() => undefined);
@@ -115,12 +116,23 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
   const restarts: Array<Promise<void>> = [];
   let smtp: Awaited<ReturnType<Hosts['startSmtpSink']>> | undefined;
   let gateway: AppProcess | undefined;
+  let authority: AppProcess | undefined;
   let pool: Pool | undefined;
   try {
     const [postgresUrl, redisUrl] = await Promise.all([rig.startPostgres(data), rig.startRedis(data)]);
     smtp = await rig.startSmtpSink(rig.host('mail'));
     const gatewayDatabaseUrl = `${postgresUrl}/card_gateway`;
-    gateway = await rig.startCardGateway(rig.host('gateway'), gatewayDatabaseUrl, GATEWAY_ADMIN_TOKEN);
+    // Both participants on the one host, cut and healed together: the gateway, and the authority
+    // the checkouts invoice at.
+    [gateway, authority] = await Promise.all([
+      rig.startParticipant('card-gateway', rig.host('gateway'), gatewayDatabaseUrl, GATEWAY_ADMIN_TOKEN),
+      rig.startParticipant(
+        'fiscal-authority',
+        rig.host('gateway'),
+        `${postgresUrl}/fiscal_authority`,
+        GATEWAY_ADMIN_TOKEN,
+      ),
+    ]);
     const gatewayUrl = gateway.url;
     const admin = new Client({ connectionString: `${postgresUrl}/postgres` });
     await admin.connect();
@@ -138,6 +150,8 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       QUEUE_PREFIX: queuePrefix,
       SMTP_URL: smtp.url,
       CARD_GATEWAY_URL: gatewayUrl,
+      FISCAL_AUTHORITY_URL: authority.url,
+      FISCAL_AUTHORITY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       CARD_GATEWAY_TIMEOUT_MS: String(GATEWAY_TIMEOUT_MS),
       ADMIN_TOKEN,
       FAULT_INJECTION: 'true',
@@ -297,6 +311,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
       plant: options.plant && (() => plantDoubleCapture(gatewayDatabaseUrl, load.checkouts)),
+      authorityUrl: authority.url,
       startedAt,
       log,
     });
@@ -311,6 +326,7 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
     await pool?.end();
     smtp?.stop();
     await gateway?.stop();
+    await authority?.stop();
     await rig.destroy();
   }
 }

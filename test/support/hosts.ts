@@ -18,7 +18,16 @@ const NAME = /^hosts-(\d+)-([0-9a-f]+)-/;
 /** The ports the data host's services listen on: each host has its ports to itself. */
 export const POSTGRES_PORT = 5432;
 export const REDIS_PORT = 6379;
+/** The participants' ports, on their host. */
 export const CARD_GATEWAY_PORT = 4010;
+export const FISCAL_AUTHORITY_PORT = 4020;
+
+/** How each participant service is started on a host: its script, its settings' prefix, its port, a route to ask. */
+const PARTICIPANTS = {
+  'card-gateway': { prefix: 'CARD_GATEWAY', port: CARD_GATEWAY_PORT, listing: 'operations' },
+  'fiscal-authority': { prefix: 'FISCAL_AUTHORITY', port: FISCAL_AUTHORITY_PORT, listing: 'documents' },
+} as const;
+export type ParticipantName = keyof typeof PARTICIPANTS;
 
 /**
  * Why hosts cannot be made here, or undefined when they can: namespaces need root (or
@@ -291,32 +300,33 @@ export class Hosts {
   }
 
   /**
-   * The card gateway service (participants/card-gateway/main.ts, what `npm run card-gateway` runs)
-   * as a process on `host`, on CARD_GATEWAY_PORT at the host's address, over `databaseUrl`, a
-   * database of its own that it creates and migrates before it listens; resolves once its listing
-   * answers. Its admin API takes `adminToken`.
+   * A participant service (participants/<name>/main.ts, what `npm run <name>` runs) as a process
+   * on `host`, on its port at the host's address, over `databaseUrl`, a database of its own that
+   * it creates and migrates before it listens; resolves once its listing answers. Its admin API
+   * takes `adminToken`.
    */
-  async startCardGateway(host: Host, databaseUrl: string, adminToken: string): Promise<AppProcess> {
-    const gateway = await AppProcess.start(
+  async startParticipant(name: ParticipantName, host: Host, databaseUrl: string, adminToken: string) {
+    const { prefix, port, listing } = PARTICIPANTS[name];
+    const service = await AppProcess.start(
       {
-        PORT: String(CARD_GATEWAY_PORT),
-        CARD_GATEWAY_PORT: String(CARD_GATEWAY_PORT),
-        CARD_GATEWAY_HOST: host.address,
-        CARD_GATEWAY_DATABASE_URL: databaseUrl,
-        CARD_GATEWAY_ADMIN_TOKEN: adminToken,
+        PORT: String(port),
+        [`${prefix}_PORT`]: String(port),
+        [`${prefix}_HOST`]: host.address,
+        [`${prefix}_DATABASE_URL`]: databaseUrl,
+        [`${prefix}_ADMIN_TOKEN`]: adminToken,
       },
-      [process.execPath, '-r', '@swc-node/register', 'participants/card-gateway/main.ts'],
+      [process.execPath, '-r', '@swc-node/register', `participants/${name}/main.ts`],
       { netns: host.netns, address: host.address },
     );
-    await eventually(async () => (await gateway.get('/v1/references/none/operations')).status === 200, {
+    await eventually(async () => (await service.get(`/v1/references/none/${listing}`)).status === 200, {
       timeoutMs: 60_000,
       intervalMs: 250,
-      what: `the card gateway on ${host.name} to answer`,
+      what: `the ${name} on ${host.name} to answer`,
     }).catch(async (error: Error) => {
-      await gateway.stop();
-      throw new Error(`${error.message}\n${gateway.tail()}`, { cause: error });
+      await service.stop();
+      throw new Error(`${error.message}\n${service.tail()}`, { cause: error });
     });
-    return gateway;
+    return service;
   }
 
   /** The app as a process on `host` (its own PORT, 3000), reached at the host's address. */

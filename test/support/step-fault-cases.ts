@@ -1,13 +1,15 @@
 /**
  * What each injected step fault must end in, by coordination style: a fault on every step, with
  * each action, once and every time. `effects` is what billing, content and notifications hold
- * for the checkout afterwards (undefined: no row at all).
+ * for the checkout afterwards (undefined: no row at all); `invoices`, what the fiscal authority
+ * filed under it (unsaid: one for a COMPLETED checkout, none otherwise).
  */
 export interface Expected {
   status: 'COMPLETED' | 'FAILED' | 'REJECTED' | 'INTERVENTION';
   payment?: string;
   entitlement?: string;
   emails: number;
+  invoices?: number;
 }
 
 export interface StepFaultCase {
@@ -133,8 +135,9 @@ export const STEP_FAULT_CASES: StepFaultCase[] = [
       stalled({ payment: 'captured', entitlement: 'active', emails: 0 }),
     ],
   ]),
-  // After the pivot: retried until sent, and never compensated.
-  ...cases('notifications.send-welcome-email', [
+  // After the pivot: the invoice, retried while the authority is down (the saga waits out an
+  // outage), never compensated; after the step's work, the authority holds it whatever was lost.
+  ...cases('billing.issue-invoice', [
     ['fail', 'once', completed, completed],
     [
       'fail',
@@ -149,12 +152,51 @@ export const STEP_FAULT_CASES: StepFaultCase[] = [
       stalled({ payment: 'captured', entitlement: 'active', emails: 0 }),
       stalled({ payment: 'captured', entitlement: 'active', emails: 0 }),
     ],
-    ['timeout-after', 'once', completed, stalled({ payment: 'captured', entitlement: 'active', emails: 1 })],
+    [
+      'timeout-after',
+      'once',
+      completed,
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+    ],
     [
       'timeout-after',
       'every time',
-      stalled({ payment: 'captured', entitlement: 'active', emails: 1 }),
-      stalled({ payment: 'captured', entitlement: 'active', emails: 1 }),
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+    ],
+  ]),
+  // After the pivot: retried until sent, and never compensated.
+  ...cases('notifications.send-welcome-email', [
+    ['fail', 'once', completed, completed],
+    [
+      'fail',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+    ],
+    [
+      'timeout-before',
+      'once',
+      completed,
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+    ],
+    [
+      'timeout-before',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+      stalled({ payment: 'captured', entitlement: 'active', emails: 0, invoices: 1 }),
+    ],
+    [
+      'timeout-after',
+      'once',
+      completed,
+      stalled({ payment: 'captured', entitlement: 'active', emails: 1, invoices: 1 }),
+    ],
+    [
+      'timeout-after',
+      'every time',
+      stalled({ payment: 'captured', entitlement: 'active', emails: 1, invoices: 1 }),
+      stalled({ payment: 'captured', entitlement: 'active', emails: 1, invoices: 1 }),
     ],
   ]),
 ];

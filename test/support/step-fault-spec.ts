@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { CheckoutClient } from './checkout-client';
 import { QUIET_ENV, quiet } from './quiet';
+import { invoicesAt, runAuthorityUrl } from './run-authority';
 import { type Expected, STEP_FAULT_CASES } from './step-fault-cases';
 import { TestApp } from './test-app';
 
@@ -13,6 +14,8 @@ type Outcome =
       status: unknown;
       effects: Omit<Expected, 'status'>;
       left: { authorize: number; capture: number; welcomeEmails: number };
+      /** Invoices the fiscal authority filed under the checkout. */
+      invoices: number;
       violations: unknown[];
     }
   | { error: unknown };
@@ -42,6 +45,8 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
           SAGA_STEP_ATTEMPTS: '3',
           SAGA_PIVOT_ATTEMPTS: '3',
           SAGA_COMPENSATION_ATTEMPTS: '3',
+          SAGA_OUTAGE_ATTEMPTS: '3',
+          SAGA_OUTAGE_MAX_WAIT_MS: '4000',
           SAGA_SWEEP_INTERVAL_MS: '50',
           CHECKOUT_STALLED_AFTER_MS: '5000',
         },
@@ -77,6 +82,7 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
           status: run.status,
           effects: await client.effects(run.id),
           left,
+          invoices: await invoicesAt(runAuthorityUrl(), run.id),
           violations: (await client.invariants([run.id])).violations,
         });
       }
@@ -89,8 +95,9 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
         const outcome = outcomes[index];
         if (!outcome) throw new Error('The matrix did not run');
         if ('error' in outcome) throw outcome.error;
-        const { status, ...effects } = expected;
+        const { status, invoices = status === 'COMPLETED' ? 1 : 0, ...effects } = expected;
         expect({ status: outcome.status, ...outcome.effects }).toEqual({ status, ...effects });
+        expect(outcome.invoices).toBe(invoices);
         // Counted where the effects leave the system, once nothing more can happen: a 2 would show.
         expect({ capture: outcome.left.capture, welcomeEmails: outcome.left.welcomeEmails }).toEqual({
           capture: effects.payment === 'captured' ? 1 : 0,

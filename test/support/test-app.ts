@@ -10,7 +10,7 @@ import { DatabaseConnector } from '../../src/infra/database/database.connector';
 import { LOG_DESTINATION } from '../../src/infra/logging/logging.module';
 import { LogCapture } from './log-capture';
 import { TestDatabase } from './test-database';
-import { ADMIN_TOKEN, newQueuePrefix, TEST_APP_ENV, TEST_REDIS_URL } from './test-env';
+import { ADMIN_TOKEN, newQueuePrefix, testAppEnv, TEST_REDIS_URL } from './test-env';
 
 export { ADMIN_TOKEN, AUTH_TOKEN_SECRET, newQueuePrefix } from './test-env';
 
@@ -51,7 +51,7 @@ export class TestApp {
         QUEUE_PREFIX: queuePrefix,
         PORT: '0',
         LOG_LEVEL: 'info',
-        ...TEST_APP_ENV,
+        ...testAppEnv(),
         ADMIN_TOKEN,
         FAULT_INJECTION: 'true',
         ...options.env,

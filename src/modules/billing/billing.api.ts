@@ -17,6 +17,8 @@ import { type Plan, PlansRepository } from './database/plans.repository';
 import { type FiledMoney, moneyIn } from './domain/filed-money';
 import { CardGateway } from './gateway/card-gateway';
 import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
+import { IssueInvoice, type IssueInvoiceInput, type IssueOutcome } from './issue-invoice/issue-invoice.use-case';
+import { issueInvoiceStep } from './issue-invoice/issue-invoice.step';
 import {
   VoidAuthorization,
   type VoidAuthorizationInput,
@@ -36,6 +38,7 @@ export class BillingApi {
     private readonly hooks: Hooks,
     private readonly authorize: AuthorizePayment,
     private readonly capture: CapturePayment,
+    private readonly invoice: IssueInvoice,
     private readonly voidAuthorizationUseCase: VoidAuthorization,
     private readonly gateway: CardGateway,
     @Inject(cardGatewayConfig.KEY) private readonly gatewayConfig: CardGatewayConfig,
@@ -72,6 +75,10 @@ export class BillingApi {
 
   capturePayment(input: CapturePaymentInput): Promise<StepRun<CaptureOutcome>> {
     return this.hooks.step(capturePaymentStep, () => this.capture.execute(input));
+  }
+
+  issueInvoice(input: IssueInvoiceInput): Promise<StepRun<IssueOutcome>> {
+    return this.hooks.step(issueInvoiceStep, () => this.invoice.execute(input));
   }
 
   /** The authorization's compensation. */

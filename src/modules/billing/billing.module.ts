@@ -24,6 +24,8 @@ import { FiscalAuthority } from './invoicing/fiscal-authority';
 import { fiscalAuthorityConfig, type FiscalAuthorityConfig } from './invoicing/fiscal-authority.config';
 import { HttpFiscalAuthority } from './invoicing/http-fiscal-authority';
 import { invoicingConfig } from './invoicing/invoicing.config';
+import { IssueInvoiceCommandHandler } from './issue-invoice/issue-invoice.command-handler';
+import { IssueInvoiceReaction } from './issue-invoice/issue-invoice.reaction';
 import { IssueInvoice } from './issue-invoice/issue-invoice.use-case';
 import { RefundPaymentController } from './refund-payment/refund-payment.controller';
 import { RefundPayment } from './refund-payment/refund-payment.use-case';
@@ -78,9 +80,11 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     RefundPayment,
     AuthorizePaymentReaction,
     CapturePaymentReaction,
+    IssueInvoiceReaction,
     VoidAuthorizationReaction,
     AuthorizePaymentCommandHandler,
     CapturePaymentCommandHandler,
+    IssueInvoiceCommandHandler,
     VoidAuthorizationCommandHandler,
   ],
   exports: [BillingApi],

@@ -14,6 +14,7 @@ export const BILLING_STEPS = {
   capturePayment: 'billing.capture-payment',
   voidAuthorization: 'billing.void-authorization',
   refundPayment: 'billing.refund-payment',
+  issueInvoice: 'billing.issue-invoice',
 } as const;
 
 export class PaymentPayload {
@@ -58,6 +59,17 @@ export class PaymentRefundedPayload {
 /** The captured money went back to the buyer: an operator's decision, after the checkout ended. */
 export const PaymentRefunded = defineEvent('billing.payment-refunded.v1', PaymentRefundedPayload);
 
+export class InvoiceIssuedPayload {
+  @IsUUID() checkoutId!: string;
+  @IsString() @MaxLength(100) invoiceId!: string;
+  /** The invoice's number, as the authority gave it. */
+  @IsString() @MaxLength(100) number!: string;
+  @IsUUID() userId!: string;
+  @IsString() planId!: string;
+}
+/** The fiscal authority authorised the checkout's invoice: the sale is on the books. */
+export const InvoiceIssued = defineEvent('billing.invoice-issued.v1', InvoiceIssuedPayload);
+
 export class InvoiceReversalPayload {
   @IsUUID() checkoutId!: string;
   @IsString() @MaxLength(100) invoiceId!: string;
@@ -82,6 +94,9 @@ export const AuthorizePaymentCommand = defineCommand('billing.authorize-payment.
 export const CapturePaymentCommand = defineCommand('billing.capture-payment.v1', SagaCommandPayload);
 /** Orchestration: release the held funds. Answered with PaymentVoided. */
 export const VoidAuthorizationCommand = defineCommand('billing.void-authorization.v1', CompensationCommandPayload);
+
+/** Orchestration: invoice the money taken, after the capture. Answered with InvoiceIssued; never refused. */
+export const IssueInvoiceCommand = defineCommand('billing.issue-invoice.v1', SagaCommandPayload);
 
 /** Orchestration: billing could not carry out a command; nothing of it was kept. */
 export const BillingStepFailed = defineEvent('billing.step-failed.v1', StepFailedPayload);

@@ -9,8 +9,14 @@ export interface IssueInvoiceInput {
   idempotencyKey: string;
 }
 
+/** Who bought what: the invoice's answer carries it, for the welcome that follows. */
+export interface Buyer {
+  userId: string;
+  planId: string;
+}
+
 export type IssueOutcome =
-  { outcome: 'issued'; invoice: InvoiceRow; isNew: boolean } | { outcome: 'refused'; reason: string };
+  { outcome: 'issued'; invoice: InvoiceRow; buyer: Buyer; isNew: boolean } | { outcome: 'refused'; reason: string };
 
 /**
  * After the capture: the invoice of the money taken, asked of the fiscal authority under the
@@ -28,14 +34,14 @@ export class IssueInvoice {
 
   async execute({ checkoutId, idempotencyKey }: IssueInvoiceInput): Promise<IssueOutcome> {
     const invoice = await this.invoices.lockByCheckout(checkoutId);
+    const payment = await this.payments.lockByCheckout(checkoutId);
+    if (!payment) return { outcome: 'refused', reason: 'no payment' };
+    const buyer = { userId: payment.user_id!, planId: payment.plan_id! };
     if (decideIssue(invoice && toInvoiceState(invoice)).kind === 'already') {
-      return { outcome: 'issued', invoice: invoice!, isNew: false };
+      return { outcome: 'issued', invoice: invoice!, buyer, isNew: false };
     }
     // Only money taken and kept is invoiced: a refund before the invoice leaves nothing to invoice.
-    const payment = await this.payments.lockByCheckout(checkoutId);
-    if (payment?.status !== 'captured') {
-      return { outcome: 'refused', reason: payment ? `payment is ${payment.status}` : 'no payment' };
-    }
+    if (payment.status !== 'captured') return { outcome: 'refused', reason: `payment is ${payment.status}` };
     const amount = { cents: payment.amount_cents!, currency: payment.currency! };
     const response = await this.authority.issueInvoice(idempotencyKey, {
       reference: checkoutId,
@@ -48,6 +54,7 @@ export class IssueInvoice {
     return {
       outcome: 'issued',
       invoice: await this.invoices.insert(checkoutId, response.invoice, amount),
+      buyer,
       isNew: true,
     };
   }

@@ -1,6 +1,7 @@
 import { MessageDeadLettered } from '../../../infra/outbox';
 import {
   CaptureDeclined,
+  InvoiceIssued,
   PaymentAuthorized,
   PaymentCaptured,
   PaymentDeclined,
@@ -21,7 +22,8 @@ describe("a choreographed checkout's progress, read from the table of steps", ()
       [PaymentAuthorized, { kind: 'reached', step: 'content.grant-access' }],
       [AccessGranted, { kind: 'reached', step: 'billing.capture-payment' }],
       [PaymentCaptured, { kind: 'reached', step: 'content.activate-access' }],
-      [AccessActivated, { kind: 'reached', step: 'notifications.send-welcome-email' }],
+      [AccessActivated, { kind: 'reached', step: 'billing.issue-invoice' }],
+      [InvoiceIssued, { kind: 'reached', step: 'notifications.send-welcome-email' }],
       [WelcomeEmailSent, { kind: 'completed' }],
       [BuyerRejected, { kind: 'rejected', reason }],
       [PaymentDeclined, { kind: 'failed', reason }],
@@ -52,6 +54,6 @@ describe("a choreographed checkout's progress, read from the table of steps", ()
     const types = PROGRESS_TYPES;
 
     expect(new Set(types).size).toBe(types.length);
-    expect(types).toHaveLength(14);
+    expect(types).toHaveLength(15);
   });
 });

@@ -5,6 +5,8 @@ import {
   BillingStepFailed,
   CaptureDeclined,
   CapturePaymentCommand,
+  InvoiceIssued,
+  IssueInvoiceCommand,
   PaymentAuthorized,
   PaymentCaptured,
   PaymentDeclined,
@@ -133,6 +135,16 @@ export const CHECKOUT_STEPS = [
     command: ask(ActivateAccessCommand),
     done: AccessActivated,
     failed: ContentStepFailed,
+  },
+  // The invoice of the money taken: retried while the authority is down, never compensated by a
+  // technical failure, before the welcome that tells the buyer its number (ADR 0107).
+  {
+    name: BILLING_STEPS.issueInvoice,
+    class: 'retriable',
+    waitsOutOutages: true,
+    command: ask(IssueInvoiceCommand),
+    done: InvoiceIssued,
+    failed: BillingStepFailed,
   },
   {
     name: NOTIFICATIONS_STEPS.sendWelcomeEmail,

@@ -24,6 +24,11 @@ export interface StepDefinition {
   class: StepClass;
   /** The compensation that undoes a compensable step. */
   compensation?: { name: CheckoutStep };
+  /**
+   * Its participant may be down for hours, "but it comes back" (a tax authority): it is asked
+   * again over hours, not seconds, before a person is called (the saga's `outage` policy).
+   */
+  waitsOutOutages?: boolean;
 }
 
 /**

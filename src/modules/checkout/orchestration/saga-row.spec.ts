@@ -25,6 +25,7 @@ const SAGAS: Record<string, Saga> = {
     ...upToCapture,
     done('billing.capture-payment'),
     done('content.activate-access'),
+    done('billing.issue-invoice'),
     done('notifications.send-welcome-email'),
   ).saga,
   compensated: given(...upToGrant, grantRefused, done('billing.authorize-payment', true)).saga,

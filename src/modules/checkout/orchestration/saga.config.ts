@@ -11,6 +11,14 @@ class SagaEnv {
   @IsInt() @Min(1) @Max(100) SAGA_PIVOT_ATTEMPTS: number = 6;
   /** Sends of a compensation before a person takes over. */
   @IsInt() @Min(1) @Max(100) SAGA_COMPENSATION_ATTEMPTS: number = 5;
+  /**
+   * Sends of a step that waits out its participant's outages (the invoice) before a person is
+   * called: with the waits doubling from SAGA_STEP_TIMEOUT_MS up to SAGA_OUTAGE_MAX_WAIT_MS, the
+   * defaults wait about 15 hours.
+   */
+  @IsInt() @Min(1) @Max(1_000) SAGA_OUTAGE_ATTEMPTS: number = 24;
+  /** The longest wait between two sends of such a step. */
+  @IsInt() @Min(1_000) @Max(86_400_000) SAGA_OUTAGE_MAX_WAIT_MS: number = 3_600_000;
   /** How often due deadlines are looked for. */
   @IsInt() @Min(10) @Max(60_000) SAGA_SWEEP_INTERVAL_MS: number = 500;
 }
@@ -23,6 +31,7 @@ export const sagaConfig = registerAs('saga', () => {
       stepAttempts: env.SAGA_STEP_ATTEMPTS,
       pivotAttempts: env.SAGA_PIVOT_ATTEMPTS,
       compensationAttempts: env.SAGA_COMPENSATION_ATTEMPTS,
+      outage: { attempts: env.SAGA_OUTAGE_ATTEMPTS, maxWaitMs: env.SAGA_OUTAGE_MAX_WAIT_MS },
     },
     sweepIntervalMs: env.SAGA_SWEEP_INTERVAL_MS,
   };

@@ -8,7 +8,7 @@ import { deadline, done, given, refused, SPEC_STEPS, start, upTo } from './saga.
  * given/when/then they all use.
  */
 
-const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL } = SPEC_STEPS;
+const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, INVOICE, EMAIL } = SPEC_STEPS;
 
 describe('the orchestrated checkout saga', () => {
   describe('going forward', () => {
@@ -23,7 +23,7 @@ describe('the orchestrated checkout saga', () => {
       const then = given(...upTo(EMAIL)).when(done(EMAIL));
 
       expect(then.saga).toMatchObject({ status: 'COMPLETED', outcome: 'completed' });
-      expect(Object.values(then.saga.steps).map((s) => s.status)).toEqual(Array(6).fill('DONE'));
+      expect(Object.values(then.saga.steps).map((s) => s.status)).toEqual(Array(7).fill('DONE'));
       expect(then.commands).toEqual([]);
     });
 
@@ -41,6 +41,12 @@ describe('the orchestrated checkout saga', () => {
         { step: ACTIVATE, kind: 'action', executes: ACTIVATE, attempt: 1 },
       ]);
       expect(given(...upTo(CAPTURE), done(CAPTURE)).when(done(ACTIVATE)).commands).toEqual([
+        { step: INVOICE, kind: 'action', executes: INVOICE, attempt: 1 },
+      ]);
+    });
+
+    it('given the access activated, then the sale is invoiced before the welcome email is sent', () => {
+      expect(given(...upTo(INVOICE)).when(done(INVOICE)).commands).toEqual([
         { step: EMAIL, kind: 'action', executes: EMAIL, attempt: 1 },
       ]);
     });

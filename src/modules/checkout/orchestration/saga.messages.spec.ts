@@ -1,6 +1,7 @@
 import {
   BillingStepFailed,
   CaptureDeclined,
+  InvoiceIssued,
   PaymentAuthorized,
   PaymentCaptured,
   PaymentDeclined,
@@ -35,6 +36,7 @@ const happyPath: Array<Heard | SagaInput> = [
   answered(AccessGranted),
   answered(PaymentCaptured),
   answered(AccessActivated),
+  answered(InvoiceIssued),
 ];
 
 describe('the checkout saga, by its messages', () => {
@@ -86,6 +88,7 @@ describe('the checkout saga, by its messages', () => {
       'content.grant-access.v1',
       'billing.capture-payment.v1',
       'content.activate-access.v1',
+      'billing.issue-invoice.v1',
       'notifications.send-welcome-email.v1',
     ]);
   });

@@ -9,7 +9,7 @@ import { deadline, done, given, refused, retry, SPEC_SAGA, SPEC_STEPS, start, ti
  * given/when/then they all use.
  */
 
-const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, EMAIL } = SPEC_STEPS;
+const { VERIFY, AUTHORIZE, GRANT, CAPTURE, ACTIVATE, INVOICE, EMAIL } = SPEC_STEPS;
 
 const deadlineAfterMs = (...history: SagaInput[]) => deadlineOf(given(...history).saga, SPEC_SAGA);
 
@@ -75,6 +75,27 @@ describe('the orchestrated checkout saga', () => {
 
       expect(saga).toMatchObject({ status: 'INTERVENTION', current: EMAIL, interruptedWhile: 'RUNNING' });
       expect(saga.steps[CAPTURE].status).toBe('DONE');
+    });
+
+    it("given the invoice never answered, then it is sent again past a step's limit, up to the outage's, then a person is asked, never compensation", () => {
+      const waiting = given(...upTo(INVOICE), ...times(4, deadline)).when(deadline);
+      expect(waiting.saga).toMatchObject({ status: 'RUNNING', current: INVOICE });
+      expect(waiting.commands).toEqual([{ step: INVOICE, kind: 'action', executes: INVOICE, attempt: 6 }]);
+
+      const { saga, commands } = given(...upTo(INVOICE), ...times(5, deadline)).when(deadline);
+      expect(saga).toMatchObject({ status: 'INTERVENTION', current: INVOICE, interruptedWhile: 'RUNNING' });
+      expect(saga).toHaveProperty('intervention', 'billing.issue-invoice did not answer 6 times');
+      expect(commands).toEqual([]);
+      expect(saga.steps[CAPTURE].status).toBe('DONE');
+    });
+
+    it('given the invoice failing as the authority is down, then it backs off and is sent again, as when it is silent', () => {
+      const down: SagaInput = { type: 'failed', step: INVOICE, error: 'authority answered 503', attempt: 1 };
+      const then = given(...upTo(INVOICE)).when(down);
+      expect(then.saga).toMatchObject({ status: 'RUNNING', current: INVOICE, backingOff: true });
+      expect(given(...upTo(INVOICE), down).when(deadline).commands).toEqual([
+        { step: INVOICE, kind: 'action', executes: INVOICE, attempt: 2 },
+      ]);
     });
 
     it('given the activation never answered, when its limit is reached, then a person is asked, never compensation: the money was taken', () => {
@@ -155,6 +176,13 @@ describe('the orchestrated checkout saga', () => {
     it('given a saga that waits for nothing, then it has no deadline', () => {
       expect(deadlineAfterMs(...upTo(EMAIL), done(EMAIL))).toBeUndefined();
       expect(deadlineAfterMs(...upTo(EMAIL), ...times(3, deadline))).toBeUndefined();
+    });
+
+    it("given the invoice without an answer, then each wait doubles up to the outage's longest, then stays there", () => {
+      expect([0, 1, 2, 3, 4].map((n) => deadlineAfterMs(...upTo(INVOICE), ...times(n, deadline)))).toEqual([
+        1_000, 2_000, 4_000, 4_000, 4_000,
+      ]);
+      expect(deadlineAfterMs(...upTo(INVOICE), ...times(6, deadline))).toBeUndefined();
     });
 
     it('given the pivot waiting for a person, then it still has a deadline, the wait capped', () => {

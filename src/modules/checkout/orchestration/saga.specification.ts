@@ -28,12 +28,16 @@ import { type AnswerPayload, SAGA_ANSWERS, STEP_ATTEMPT_HEADER, STEP_GENERATION_
  * sends (saga.messages.spec.ts); saga-row.spec.ts reads its sagas into rows and back.
  */
 
-/** The policy the specs run under: three sends of a step, four of the pivot, two of a compensation. */
+/**
+ * The policy the specs run under: three sends of a step, four of the pivot, two of a compensation,
+ * six of a step that waits out outages, whose waits stop doubling at four seconds.
+ */
 export const SPEC_POLICY: SagaPolicy = {
   stepAttempts: 3,
   pivotAttempts: 4,
   compensationAttempts: 2,
   stepTimeoutMs: 1_000,
+  outage: { attempts: 6, maxWaitMs: 4_000 },
 };
 
 /** The checkout's table of steps under the specs' policy. */
@@ -142,6 +146,7 @@ export const SPEC_STEPS = {
   GRANT: 'content.grant-access',
   CAPTURE: 'billing.capture-payment',
   ACTIVATE: 'content.activate-access',
+  INVOICE: 'billing.issue-invoice',
   EMAIL: 'notifications.send-welcome-email',
 } as const;
 

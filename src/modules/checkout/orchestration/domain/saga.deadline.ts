@@ -34,5 +34,10 @@ export function keepsTrying(saga: Saga, table: readonly StepDefinition[]): boole
  */
 export function deadlineAfterMs(saga: Saga, { table, policy }: SagaDefinition): number | undefined {
   if (!keepsTrying(saga, table)) return undefined;
-  return policy.stepTimeoutMs * 2 ** Math.min(Math.max(0, sendsOf(saga) - 1), MAX_BACKOFF_EXPONENT);
+  const doublings = Math.max(0, sendsOf(saga) - 1);
+  if (saga.status === 'RUNNING' && definitionOf(saga.current, table).waitsOutOutages) {
+    // An outage of hours: the waits double until the longest the policy allows, then stay there.
+    return Math.min(policy.stepTimeoutMs * 2 ** Math.min(doublings, 30), policy.outage.maxWaitMs);
+  }
+  return policy.stepTimeoutMs * 2 ** Math.min(doublings, MAX_BACKOFF_EXPONENT);
 }

@@ -244,8 +244,12 @@ function giveUpOrResend(
     return intervene(marked, `${compensationOf(step, table)} ${cause} ${record.compensationAttempts} times`);
   }
   const marked: Running = { ...saga, steps };
-  const kind = definitionOf(step, table).class;
-  const limit = kind === 'pivot' ? policy.pivotAttempts : policy.stepAttempts;
+  const { class: kind, waitsOutOutages } = definitionOf(step, table);
+  const limit = waitsOutOutages
+    ? policy.outage.attempts
+    : kind === 'pivot'
+      ? policy.pivotAttempts
+      : policy.stepAttempts;
   if (record.attempts < limit) return again(marked);
   switch (kind) {
     case 'pivot':

@@ -18,6 +18,11 @@ export interface SagaPolicy {
   compensationAttempts: number;
   /** How long to wait for an answer to the first send; each next one waits twice as long. */
   stepTimeoutMs: number;
+  /**
+   * For a step that waits out its participant's outages: its sends before a person is called
+   * (never a compensation), and the longest wait between two, where the doubling stops.
+   */
+  outage: { attempts: number; maxWaitMs: number };
 }
 
 /** What a saga runs over: the table of steps, in order, and the policy of its sends. */

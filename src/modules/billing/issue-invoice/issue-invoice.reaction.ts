@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { Consumer, OnEvent } from '../../../infra/outbox';
+import { StepRunner } from '../../../infra/steps';
+import { CHOREOGRAPHED, stepKey } from '../../checkout/contracts';
+import { AccessActivated, type AccessGrantedPayload } from '../../content/contracts';
+import { IssueInvoice } from './issue-invoice.use-case';
+import { issueInvoiceStep } from './issue-invoice.step';
+
+/** Choreography: the money is taken and the access is the buyer's, so the sale is invoiced. */
+@Injectable()
+export class IssueInvoiceReaction {
+  constructor(
+    private readonly issueInvoice: IssueInvoice,
+    private readonly steps: StepRunner,
+  ) {}
+
+  @OnEvent(AccessActivated.type)
+  @Consumer('billing.issue-invoice', { where: CHOREOGRAPHED })
+  async onAccessActivated({ checkoutId }: AccessGrantedPayload): Promise<void> {
+    const input = { checkoutId, idempotencyKey: stepKey(checkoutId, issueInvoiceStep.name) };
+    await this.steps.react(issueInvoiceStep, input, () => this.issueInvoice.execute(input));
+  }
+}

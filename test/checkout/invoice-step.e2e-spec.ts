@@ -1,0 +1,135 @@
+import { CheckoutClient } from '../support/checkout-client';
+import { RunningFiscalAuthority } from '../support/fiscal-authority-service';
+import { QUIET_ENV, quiet } from '../support/quiet';
+import { TestApp } from '../support/test-app';
+
+const MODES = ['choreography', 'orchestration'] as const;
+
+/**
+ * The invoice, a step of the checkout after the capture: asked of the fiscal authority (a service
+ * of its own, over HTTP) under the step's key, retried while the authority is down, never undone
+ * by a technical failure, and handed to a person once it has been down past the bound. Counted at
+ * the authority, once the app is quiet.
+ */
+describe('The checkout invoices the sale at the fiscal authority', () => {
+  let authority: RunningFiscalAuthority;
+  let app: TestApp;
+  let client: CheckoutClient;
+
+  beforeAll(async () => {
+    authority = await RunningFiscalAuthority.start();
+    app = await TestApp.start({
+      env: {
+        ...QUIET_ENV,
+        FISCAL_AUTHORITY_URL: authority.url,
+        FISCAL_AUTHORITY_TIMEOUT_MS: '500',
+        FISCAL_AUTHORITY_ATTEMPTS: '2',
+        OUTBOX_RELAY_INTERVAL_MS: '50',
+        // The choreography's patience is the transport's: about 6 s of an authority down, here.
+        OUTBOX_ATTEMPTS: '6',
+        OUTBOX_BACKOFF_MS: '200',
+        // The saga's, the outage policy's: eight sends, a second apart at most, here, where any
+        // other step gets two.
+        SAGA_STEP_TIMEOUT_MS: '1000',
+        SAGA_STEP_ATTEMPTS: '2',
+        SAGA_OUTAGE_ATTEMPTS: '8',
+        SAGA_OUTAGE_MAX_WAIT_MS: '1000',
+        SAGA_SWEEP_INTERVAL_MS: '50',
+        CHECKOUT_STALLED_AFTER_MS: '60000',
+      },
+    });
+    client = new CheckoutClient(app);
+  });
+  afterEach(() => authority.clearFaults());
+  afterAll(async () => {
+    await app?.stop();
+    await authority?.stop();
+  });
+
+  const checkout = async (mode: string) => client.start({ userId: (await client.createUser()).id, mode });
+
+  /** What the checkout came to, its invoice at the authority and in billing, and its emails, once quiet. */
+  async function outcome(id: string) {
+    await quiet(app);
+    await authority.untilAnswered();
+    const [invoice] = await app.database.query<{ status: string }>(
+      `SELECT status FROM billing.invoices WHERE checkout_id = $1`,
+      [id],
+    );
+    return {
+      status: (await client.get(id)).status,
+      atTheAuthority: (await authority.effects(id)).invoice,
+      ours: invoice?.status,
+      left: await client.leftTheSystem(id),
+    };
+  }
+
+  it.each(MODES)(
+    'when a checkout in %s completes, then its invoice is issued once, before the welcome',
+    async (mode) => {
+      const id = await checkout(mode);
+      await client.until(id, ['COMPLETED']);
+
+      const types = (await client.timeline(id)).map((entry) => String(entry.type));
+      expect(types.indexOf('billing.invoice-issued.v1')).toBeGreaterThan(types.indexOf('content.access-activated.v1'));
+      expect(types.indexOf('billing.invoice-issued.v1')).toBeLessThan(
+        types.indexOf('notifications.welcome-email-sent.v1'),
+      );
+      expect(await outcome(id)).toMatchObject({ status: 'COMPLETED', atTheAuthority: 1, ours: 'issued' });
+    },
+  );
+
+  it.each(MODES)(
+    'when the authority is down for a while, then a checkout in %s waits for it and completes, invoiced once',
+    async (mode) => {
+      await authority.fault({ fault: 'down', seconds: 4, mode: '503' });
+      const id = await checkout(mode);
+
+      await client.until(id, ['COMPLETED'], 30_000);
+
+      expect(await outcome(id)).toMatchObject({ status: 'COMPLETED', atTheAuthority: 1, ours: 'issued' });
+    },
+  );
+
+  it.each(MODES)(
+    'when the authority answers a checkout in %s after the client gave up, then it is asked again under its key, and invoices once',
+    async (mode) => {
+      await authority.fault({ fault: 'late', operation: 'invoice', delayMs: 1_200 });
+      const id = await checkout(mode);
+
+      await client.until(id, ['COMPLETED'], 30_000);
+
+      expect(await outcome(id)).toMatchObject({ status: 'COMPLETED', atTheAuthority: 1, ours: 'issued' });
+    },
+  );
+
+  it.each(MODES)(
+    'when the authority stays down past the bound, then a checkout in %s waits for a person with the money taken, and completes once resumed',
+    async (mode) => {
+      await authority.fault({ fault: 'down', seconds: 600, mode: '503' });
+      const id = await checkout(mode);
+
+      const stuck = await client.until(id, ['INTERVENTION', 'COMPLETED', 'FAILED'], 60_000);
+      expect(stuck).toMatchObject({ status: 'INTERVENTION', step: 'billing.issue-invoice' });
+      // Never compensated: the money stays taken and the access the buyer's, with no invoice yet.
+      expect(await outcome(id)).toMatchObject({
+        atTheAuthority: 0,
+        ours: undefined,
+        left: { capture: 1, void: 0, refund: 0, welcomeEmails: 0 },
+      });
+
+      await authority.clearFaults();
+      // A person's way on, in each mode: the saga retried, the choreographed checkout resumed.
+      const onwards = mode === 'orchestration' ? `/admin/sagas/${id}/retry` : `/admin/checkouts/${id}/resume`;
+      await client.admin(app.http().post(onwards)).expect((response) => expect(response.status).toBeLessThan(300));
+      await client.until(id, ['COMPLETED'], 30_000);
+
+      expect(await outcome(id)).toMatchObject({
+        status: 'COMPLETED',
+        atTheAuthority: 1,
+        ours: 'issued',
+        left: { capture: 1, void: 0, refund: 0, welcomeEmails: 1 },
+      });
+    },
+  );
+});
