@@ -19,6 +19,9 @@ export const INVARIANT_RULES = [
   'missing-correction',
   'double-correction',
   'correction-no-refund',
+  'missing-invoice',
+  'invoice-for-nothing',
+  'invoice-not-reversed',
 ] as const;
 export type InvariantRule = (typeof INVARIANT_RULES)[number];
 
@@ -90,6 +93,8 @@ interface CheckoutFacts {
   active: number;
   /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0051). */
   provisional: number;
+  /** The checkout's invoice as billing recorded what the fiscal authority authorised: none, or its status. */
+  invoice: 'issued' | 'cancelled' | 'reversed' | null;
 }
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
@@ -174,6 +179,23 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
     broken: (f) => f.corrections > 0 && f.refunds === 0,
     description: 'an email correcting the welcome was handed over, but no refund was ever approved',
   },
+  // The invoice (ADR 0107): one for each sale, none for anything else, and reversed after a refund
+  // (cancelled inside the authority's window, a return note after it, ADR 0106).
+  {
+    rule: 'missing-invoice',
+    broken: (f) => f.status === 'COMPLETED' && f.invoice === null,
+    description: 'a completed checkout whose sale the fiscal authority never invoiced',
+  },
+  {
+    rule: 'invoice-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.invoice !== null,
+    description: 'an invoice was issued for a checkout that did not sell',
+  },
+  {
+    rule: 'invoice-not-reversed',
+    broken: (f) => f.refunds > 0 && f.invoice === 'issued',
+    description: 'the money went back to the buyer and the invoice still stands: neither cancelled nor reversed',
+  },
 ];
 
 /**
@@ -223,7 +245,8 @@ export class Invariants {
                   WHERE m.checkout_id = c.id AND m.template = 'welcome-correction')::int AS corrections,
                 (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
                 (SELECT count(*) FROM content.entitlements e
-                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional
+                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional,
+                (SELECT i.status FROM billing.invoices i WHERE i.checkout_id = c.id) AS invoice
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],

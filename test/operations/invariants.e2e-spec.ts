@@ -246,6 +246,38 @@ describe('The invariant checker, on planted violations', () => {
     expect(await planted(() => sendCorrection(id))).toEqual([{ checkoutId: id, rule: 'correction-no-refund' }]);
   });
 
+  it('when a completed checkout has no invoice, then missing-invoice', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() => app.database.query(`DELETE FROM billing.invoices WHERE checkout_id = $1`, [id]));
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-invoice' }]);
+  });
+
+  it('when a failed checkout has an invoice, then invoice-for-nothing', async () => {
+    const id = await checkout('capture-declined');
+
+    const gained = await planted(() =>
+      app.database.query(
+        `INSERT INTO billing.invoices (checkout_id, invoice_id, number, authorized_at, amount_cents, currency, status)
+         VALUES ($1, 'planted', 'planted-1', now(), 990, 'USD', 'issued')`,
+        [id],
+      ),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-for-nothing' }]);
+  });
+
+  it('when a refunded checkout still has its invoice standing, then invoice-not-reversed', async () => {
+    const id = await refunded();
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE billing.invoices SET status = 'issued' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-not-reversed' }]);
+  });
+
   describe('on checkouts that have not ended', () => {
     /** An orchestrated checkout waiting for its capture's answer (a minute away): PENDING, authorized, with access. */
     const pending = async (): Promise<string> => {
