@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type InvariantReport,
-  type InvariantViolation,
-  Invariants,
-  MoneyNotCounted,
-} from '../../src/operations/invariants';
+import { Invariants, MoneyNotCounted } from '../../src/operations/invariants';
 import { RunningCardGateway } from '../support/card-gateway-service';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
-import { QUIET_ENV, quiet } from '../support/quiet';
+import { QUIET_ENV } from '../support/quiet';
+import { plantedViolations } from '../support/planted-violations';
 import { TestApp } from '../support/test-app';
 
 /**
@@ -42,33 +38,7 @@ describe('The invariant checker, on violations planted at the card gateway servi
     await gateway.stop();
   });
 
-  const report = async (): Promise<InvariantReport> =>
-    (await client.admin(app.http().get('/admin/invariants')).expect(200)).body;
-
-  /** A checkout that ran to its end, with the system quiet afterwards. */
-  const checkout = async (kind: 'completed' | 'not-licensed' | 'capture-declined'): Promise<string> => {
-    const user = await client.createUser({ country: kind === 'not-licensed' ? 'JP' : 'PT' });
-    const id = await client.start({
-      userId: user.id,
-      planId: kind === 'not-licensed' ? 'premium' : 'basic',
-      paymentMethod: kind === 'capture-declined' ? 'pm_card_capture_declined' : 'pm_card_ok',
-    });
-    await client.until(id, [kind === 'completed' ? 'COMPLETED' : 'FAILED']);
-    await quiet(app);
-    return id;
-  };
-
-  /** Runs `plant` and returns what the report gained: the violations that were not there before. */
-  const planted = async (
-    plant: () => Promise<unknown>,
-  ): Promise<Array<Pick<InvariantViolation, 'checkoutId' | 'rule'>>> => {
-    const key = (v: InvariantViolation) => `${v.checkoutId} ${v.rule}`;
-    const before = new Set((await report()).violations.map(key));
-    await plant();
-    return (await report()).violations
-      .filter((v) => !before.has(key(v)))
-      .map(({ checkoutId, rule }) => ({ checkoutId, rule }));
-  };
+  const { report, checkout, planted } = plantedViolations(() => ({ app, client }));
 
   /** One operation sent to the service by the test, as any client would, under a key of its own. */
   const atTheService = async (path: string, body: object): Promise<string> => {
