@@ -1,13 +1,35 @@
-# Build: install everything, compile, then keep only what runs.
-FROM node:24-bookworm-slim AS build
+# The dependencies, every one: each build below starts from them.
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts
+
+# Build: compile, then keep only what runs.
+FROM deps AS build
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-# Run: the compiled app and its production dependencies, as an unprivileged user.
+# The participants (the card gateway, the fiscal authority): services of their own, compiled apart
+# from the app, which never imports them. `--target participants`; compose runs each by its command.
+FROM deps AS participants-build
+COPY tsconfig.json tsconfig.participants.json ./
+COPY participants ./participants
+RUN npx tsc -p tsconfig.participants.json && npm prune --omit=dev --ignore-scripts
+
+FROM node:24-bookworm-slim AS participants
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=participants-build /app/package.json ./
+COPY --from=participants-build /app/node_modules ./node_modules
+COPY --from=participants-build /app/dist-participants ./dist
+USER node
+EXPOSE 4010 4020
+# Each migrates its own database (creating it if missing), then serves on its port.
+CMD ["node", "dist/card-gateway/main.js"]
+
+# Run: the compiled app and its production dependencies, as an unprivileged user. The last stage:
+# what `docker build .` makes.
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app

@@ -1,7 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../infra/admin/admin.guard';
-import { INVARIANT_RULES, type InvariantReport, Invariants } from './invariants';
+import { INVARIANT_RULES, type InvariantReport, Invariants, MoneyNotCounted } from './invariants';
 
 @ApiTags('operations')
 @AdminOnly()
@@ -10,13 +10,27 @@ export class InvariantsController {
   constructor(private readonly invariants: Invariants) {}
 
   @Get()
+  @ApiServiceUnavailableResponse({
+    description:
+      'The card gateway service (CARD_GATEWAY_URL) did not list what it filed under a checkout: its money was not ' +
+      'counted, so there is no report. `checkoutId` names the checkout; ask again once the gateway answers.',
+  })
   @ApiOkResponse({
     description:
       '`{checked, violations: [{checkoutId, status, rule, description}], atStake: [...]}` over every checkout, ' +
-      `counted from what left the system (the gateway's operations, the emails handed over). Rules: ${INVARIANT_RULES.join(', ')}. ` +
+      "counted from what left the system (the gateway's operations, asked of the gateway service when there is " +
+      `one, and the emails handed over). Rules: ${INVARIANT_RULES.join(', ')}. ` +
       '`atStake`: what each checkout in INTERVENTION holds (authorizations, captures, access, emails).',
   })
-  check(): Promise<InvariantReport> {
-    return this.invariants.check();
+  async check(): Promise<InvariantReport> {
+    try {
+      return await this.invariants.check();
+    } catch (error) {
+      // No report, rather than one that says "fine" about money it never counted.
+      if (error instanceof MoneyNotCounted) {
+        throw new ServiceUnavailableException({ message: error.message, checkoutId: error.checkoutId });
+      }
+      throw error;
+    }
   }
 }

@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BillingApi } from '../modules/billing';
+import { atMostAtOnce } from './at-most-at-once';
 
 /** The stable, machine-readable names of the rules; tests and scripts match on these. */
 export const INVARIANT_RULES = [
@@ -17,6 +19,9 @@ export const INVARIANT_RULES = [
   'missing-correction',
   'double-correction',
   'correction-no-refund',
+  'missing-invoice',
+  'invoice-for-nothing',
+  'invoice-not-reversed',
 ] as const;
 export type InvariantRule = (typeof INVARIANT_RULES)[number];
 
@@ -47,6 +52,27 @@ export interface InvariantReport {
   atStake: AtStake[];
 }
 
+/**
+ * The card gateway service did not answer what it filed under a checkout: the money rules could
+ * not be checked, and the report is withheld rather than say "fine" about money it never saw.
+ */
+export class MoneyNotCounted extends Error {
+  constructor(
+    readonly checkoutId: string,
+    cause: unknown,
+  ) {
+    super(
+      `the card gateway service did not list what it filed under checkout ${checkoutId}, so its money was not counted: ` +
+        (cause instanceof Error ? cause.message : String(cause)),
+      { cause },
+    );
+    this.name = 'MoneyNotCounted';
+  }
+}
+
+/** How many checkouts are looked up at the card gateway service at once. */
+const LOOK_UPS_AT_ONCE = 8;
+
 /** What left the system for one checkout, as the gateway and the mail transport saw it, and our access rows. */
 interface CheckoutFacts {
   id: string;
@@ -67,6 +93,8 @@ interface CheckoutFacts {
   active: number;
   /** Provisional entitlements: granted while the money was held, not yet usable (ADR 0051). */
   provisional: number;
+  /** The checkout's invoice as billing recorded what the fiscal authority authorised: none, or its status. */
+  invoice: 'issued' | 'cancelled' | 'reversed' | null;
 }
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
@@ -151,6 +179,23 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
     broken: (f) => f.corrections > 0 && f.refunds === 0,
     description: 'an email correcting the welcome was handed over, but no refund was ever approved',
   },
+  // The invoice (ADR 0107): one for each sale, none for anything else, and reversed after a refund
+  // (cancelled inside the authority's window, a return note after it, ADR 0106).
+  {
+    rule: 'missing-invoice',
+    broken: (f) => f.status === 'COMPLETED' && f.invoice === null,
+    description: 'a completed checkout whose sale the fiscal authority never invoiced',
+  },
+  {
+    rule: 'invoice-for-nothing',
+    broken: (f) => ENDED_WITHOUT_SALE.has(f.status) && f.invoice !== null,
+    description: 'an invoice was issued for a checkout that did not sell',
+  },
+  {
+    rule: 'invoice-not-reversed',
+    broken: (f) => f.refunds > 0 && f.invoice === 'issued',
+    description: 'the money went back to the buyer and the invoice still stands: neither cancelled nor reversed',
+  },
 ];
 
 /**
@@ -158,15 +203,26 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
  * read-only snapshot, by what left the system: every operation the card gateway approved, filed
  * under the checkout as its merchant reference, and every email the mail transport handed over
  * (welcomes and their corrections, counted apart), both recorded outside our business
- * transactions. A count over our own uniquely-keyed rows could show 0 but never 2; these can. This is an operator's (and a test's) view from
- * outside the modules, which is why it may read all their tables; no module does.
+ * transactions. A count over our own uniquely-keyed rows could show 0 but never 2; these can.
+ * This is an operator's (and a test's) view from outside the modules, which is why it may read
+ * all their tables; no module does.
+ *
+ * The gateway's operations are the fake's records (`billing.gateway_requests`), in the snapshot;
+ * with the gateway a service (CARD_GATEWAY_URL), that table stays empty, and the gateway's facts
+ * (held, captures, charged, refunds) are asked of the service instead, through billing's door,
+ * checkout by checkout, after the snapshot: like every count here, final once the system is quiet.
+ * Built without billing (`new Invariants(dataSource)`), it reads the fake's records.
  */
 @Injectable()
 export class Invariants {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @Optional() private readonly billing?: BillingApi,
+  ) {}
 
+  /** Throws MoneyNotCounted when the gateway service did not answer for one of the checkouts. */
   async check(checkoutIds?: string[]): Promise<InvariantReport> {
-    const facts = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+    const snapshot = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       await tx.query('SET TRANSACTION READ ONLY');
       return tx.query<CheckoutFacts[]>(
         `WITH approved AS (
@@ -189,12 +245,14 @@ export class Invariants {
                   WHERE m.checkout_id = c.id AND m.template = 'welcome-correction')::int AS corrections,
                 (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
                 (SELECT count(*) FROM content.entitlements e
-                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional
+                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional,
+                (SELECT i.status FROM billing.invoices i WHERE i.checkout_id = c.id) AS invoice
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],
       );
     });
+    const facts = this.billing?.gatewayIsAService ? await this.moneyAtTheService(snapshot, this.billing) : snapshot;
     const violations = facts.flatMap((f) =>
       RULES.filter(({ broken }) => broken(f)).map(({ rule, description }) => ({
         checkoutId: f.id,
@@ -215,5 +273,24 @@ export class Invariants {
         welcomeEmails: f.emails,
       }));
     return { checked: facts.length, violations, atStake };
+  }
+
+  /**
+   * Each checkout's facts with its money as the gateway service lists it, LOOK_UPS_AT_ONCE
+   * look-ups at a time. One look-up that fails (after the client's own retries) fails the whole
+   * check, and no further look-up starts. A report that left a checkout's money uncounted, even
+   * flagged, would read as "fine" to a script or a glance that reads its violations (the chaos run
+   * does); a demanding operator wants no verdict rather than a wrong one, and the error names the
+   * checkout.
+   */
+  private moneyAtTheService(facts: CheckoutFacts[], billing: BillingApi): Promise<CheckoutFacts[]> {
+    return atMostAtOnce(facts, LOOK_UPS_AT_ONCE, (f) =>
+      billing.moneyFiledUnder(f.id).then(
+        (money) => ({ ...f, ...money }),
+        (error: unknown) => {
+          throw new MoneyNotCounted(f.id, error);
+        },
+      ),
+    );
   }
 }

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { MailTransport } from '../../src/modules/notifications/mail/mail-transport';
-import type { InvariantReport, InvariantViolation } from '../../src/operations/invariants';
 import { CheckoutClient } from '../support/checkout-client';
 import { QUIET_ENV, quiet } from '../support/quiet';
+import { plantedViolations } from '../support/planted-violations';
 import { TestApp } from '../support/test-app';
 
 /**
@@ -34,33 +34,7 @@ describe('The invariant checker, on planted violations', () => {
   afterEach(() => app.get(Faults).clear());
   afterAll(() => app.stop());
 
-  const report = async (): Promise<InvariantReport> =>
-    (await client.admin(app.http().get('/admin/invariants')).expect(200)).body;
-
-  /** A checkout that ran to its end, with the system quiet afterwards. */
-  const checkout = async (kind: 'completed' | 'not-licensed' | 'capture-declined'): Promise<string> => {
-    const user = await client.createUser({ country: kind === 'not-licensed' ? 'JP' : 'PT' });
-    const id = await client.start({
-      userId: user.id,
-      planId: kind === 'not-licensed' ? 'premium' : 'basic',
-      paymentMethod: kind === 'capture-declined' ? 'pm_card_capture_declined' : 'pm_card_ok',
-    });
-    await client.until(id, [kind === 'completed' ? 'COMPLETED' : 'FAILED']);
-    await quiet(app);
-    return id;
-  };
-
-  /** Runs `plant` and returns what the report gained: the violations that were not there before. */
-  const planted = async (
-    plant: () => Promise<unknown>,
-  ): Promise<Array<Pick<InvariantViolation, 'checkoutId' | 'rule'>>> => {
-    const key = (v: InvariantViolation) => `${v.checkoutId} ${v.rule}`;
-    const before = new Set((await report()).violations.map(key));
-    await plant();
-    return (await report()).violations
-      .filter((v) => !before.has(key(v)))
-      .map(({ checkoutId, rule }) => ({ checkoutId, rule }));
-  };
+  const { report, checkout, planted } = plantedViolations(() => ({ app, client }));
 
   /** An authorization made at the gateway under the checkout, outside the checkout's own steps. */
   const authorizeAtGateway = async (checkoutId: string, paymentMethod: 'pm_card_ok' = 'pm_card_ok') => {
@@ -244,6 +218,38 @@ describe('The invariant checker, on planted violations', () => {
     const id = await checkout('completed');
 
     expect(await planted(() => sendCorrection(id))).toEqual([{ checkoutId: id, rule: 'correction-no-refund' }]);
+  });
+
+  it('when a completed checkout has no invoice, then missing-invoice', async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(() => app.database.query(`DELETE FROM billing.invoices WHERE checkout_id = $1`, [id]));
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'missing-invoice' }]);
+  });
+
+  it('when a failed checkout has an invoice, then invoice-for-nothing', async () => {
+    const id = await checkout('capture-declined');
+
+    const gained = await planted(() =>
+      app.database.query(
+        `INSERT INTO billing.invoices (checkout_id, invoice_id, number, authorized_at, amount_cents, currency, status)
+         VALUES ($1, 'planted', 'planted-1', now(), 990, 'USD', 'issued')`,
+        [id],
+      ),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-for-nothing' }]);
+  });
+
+  it('when a refunded checkout still has its invoice standing, then invoice-not-reversed', async () => {
+    const id = await refunded();
+
+    const gained = await planted(() =>
+      app.database.query(`UPDATE billing.invoices SET status = 'issued' WHERE checkout_id = $1`, [id]),
+    );
+
+    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-not-reversed' }]);
   });
 
   describe('on checkouts that have not ended', () => {

@@ -311,7 +311,6 @@ export async function runHostsChaos(options: HostsChaosOptions): Promise<HostsCh
       queuePrefix,
       settleTimeoutMs: options.settleTimeoutMs,
       plant: options.plant && (() => plantDoubleCapture(gatewayDatabaseUrl, load.checkouts)),
-      gatewayUrl,
       authorityUrl: authority.url,
       startedAt,
       log,

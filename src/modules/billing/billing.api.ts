@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Hooks } from '../../infra/hooks/hooks';
 import type { StepRun } from '../../infra/steps';
 import {
@@ -14,6 +14,9 @@ import {
 } from './capture-payment/capture-payment.use-case';
 import { capturePaymentStep } from './capture-payment/capture-payment.step';
 import { type Plan, PlansRepository } from './database/plans.repository';
+import { type FiledMoney, moneyIn } from './domain/filed-money';
+import { CardGateway } from './gateway/card-gateway';
+import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
 import { IssueInvoice, type IssueInvoiceInput, type IssueOutcome } from './issue-invoice/issue-invoice.use-case';
 import { issueInvoiceStep } from './issue-invoice/issue-invoice.step';
 import {
@@ -37,7 +40,26 @@ export class BillingApi {
     private readonly capture: CapturePayment,
     private readonly invoice: IssueInvoice,
     private readonly voidAuthorizationUseCase: VoidAuthorization,
+    private readonly gateway: CardGateway,
+    @Inject(cardGatewayConfig.KEY) private readonly gatewayConfig: CardGatewayConfig,
   ) {}
+
+  /**
+   * Whether the card gateway is a service of its own (CARD_GATEWAY_URL set): then what it did is
+   * known only by asking it (`moneyFiledUnder`), and `billing.gateway_requests` stays empty.
+   */
+  get gatewayIsAService(): boolean {
+    return Boolean(this.gatewayConfig.url);
+  }
+
+  /**
+   * The money the card gateway holds, took and gave back under a reference (a checkout's id),
+   * counted from its listing of what it filed there. An answer, or a throw: never "none" for a
+   * look-up that went unanswered.
+   */
+  async moneyFiledUnder(reference: string): Promise<FiledMoney> {
+    return moneyIn(await this.gateway.operationsFiledUnder(reference));
+  }
 
   listPlans(): Promise<Plan[]> {
     return this.plans.list();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayRecords, type GatewayTransaction } from '../database/gateway-records';
 import type { PaymentMethod } from '../../checkout/contracts';
 import type { FiledAuthorization } from '../domain/filed-authorizations';
+import type { FiledOperation } from '../domain/filed-money';
 
 export type GatewayResponse = { approved: true; authorizationId: string } | { approved: false; reason: string };
 
@@ -41,17 +42,15 @@ export abstract class CardGateway {
   abstract void(key: string, target: VoidTarget): Promise<GatewayResponse>;
   abstract refund(key: string, authorizationId: string): Promise<GatewayResponse>;
   /**
-   * The authorizations the gateway approved under a merchant's reference, each with what it
-   * approved on it since. An answer, or a throw: a look-up that went unanswered is never "none".
+   * Every operation the gateway filed under a merchant's reference, approved or not. An answer,
+   * or a throw: a look-up that went unanswered is never "none".
    */
-  abstract authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]>;
-}
+  abstract operationsFiledUnder(reference: string): Promise<FiledOperation[]>;
 
-/** One operation as a gateway lists it under a reference. */
-export interface FiledOperation {
-  operation: string;
-  approved: boolean;
-  authorizationId: string | null;
+  /** The authorizations the gateway approved under a merchant's reference, each with what it approved on it since. */
+  async authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
+    return authorizationsIn(await this.operationsFiledUnder(reference));
+  }
 }
 
 /** The approved authorizations among a reference's operations, each with the operations approved on it since. */
@@ -145,8 +144,8 @@ export class FakeCardGateway extends CardGateway {
     });
   }
 
-  async authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
-    return authorizationsIn(await this.records.transaction((records) => records.filedUnder(reference)));
+  operationsFiledUnder(reference: string): Promise<FiledOperation[]> {
+    return this.records.transaction((records) => records.filedUnder(reference));
   }
 
   /**

@@ -1,13 +1,6 @@
 import { ParticipantClient } from '../../../infra/http/participant-client';
-import type { FiledAuthorization } from '../domain/filed-authorizations';
-import {
-  type AuthorizationRequest,
-  authorizationsIn,
-  CardGateway,
-  type FiledOperation,
-  type GatewayResponse,
-  type VoidTarget,
-} from './card-gateway';
+import type { FiledOperation } from '../domain/filed-money';
+import { type AuthorizationRequest, CardGateway, type GatewayResponse, type VoidTarget } from './card-gateway';
 import type { CardGatewayConfig } from './card-gateway.config';
 
 /**
@@ -43,9 +36,8 @@ export class HttpCardGateway extends CardGateway {
     return this.call('refunds', key, { authorizationId });
   }
 
-  authorizationsFiledUnder(reference: string): Promise<FiledAuthorization[]> {
-    const path = `references/${encodeURIComponent(reference)}/operations`;
-    return this.http.get(path, (text) => authorizationsIn(listingIn(text)));
+  operationsFiledUnder(reference: string): Promise<FiledOperation[]> {
+    return this.http.get(`references/${encodeURIComponent(reference)}/operations`, listingIn);
   }
 
   private call(path: string, key: string, body: object): Promise<GatewayResponse> {
