@@ -68,4 +68,14 @@ describe("A participant's settings, its secrets given as files (`_FILE`), as com
     ]);
     expect(problems.join(' ')).not.toContain('not-a-real-one');
   });
+
+  it("when the admin token is checkout.http's placeholder, then it is refused, as a short one is", () => {
+    const problems: string[] = [];
+
+    readParticipantConfig('P', DEFAULTS, { P_ADMIN_TOKEN: 'paste-FISCAL_AUTHORITY_ADMIN_TOKEN-here' }, problems);
+
+    expect(problems).toEqual([
+      "P_ADMIN_TOKEN: is checkout.http's placeholder, which anyone can read; give one of your own",
+    ]);
+  });
 });

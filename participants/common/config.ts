@@ -43,11 +43,15 @@ function secretOf(name: string, env: NodeJS.ProcessEnv, problems: string[]): str
   }
 }
 
+/** checkout.http's placeholders (`paste-...-here`): published, so they open nothing. */
+const PLACEHOLDER = /^paste-.*-here$/;
+
 /**
  * `<PREFIX>_PORT` (`defaults.port`), `<PREFIX>_HOST` (127.0.0.1), `<PREFIX>_DATABASE_URL` (a
  * database `defaults.database` on the local Postgres) and `<PREFIX>_ADMIN_TOKEN` (unset: no admin
- * API), the last two also from a file, by `_FILE`. A token short enough to guess opens nothing: it
- * is refused at start. Each bad value is pushed on `problems`, for the caller to throw with its own.
+ * API), the last two also from a file, by `_FILE`. A token short enough to guess, or checkout.http's
+ * placeholder, opens nothing: it is refused at start. Each bad value is pushed on `problems`,
+ * for the caller to throw with its own.
  */
 export function readParticipantConfig(
   prefix: string,
@@ -66,5 +70,7 @@ export function readParticipantConfig(
   const adminToken = secretOf(`${prefix}_ADMIN_TOKEN`, env, problems);
   if (adminToken !== undefined && adminToken.length < 16)
     problems.push(`${prefix}_ADMIN_TOKEN: must be at least 16 characters`);
+  else if (adminToken !== undefined && PLACEHOLDER.test(adminToken))
+    problems.push(`${prefix}_ADMIN_TOKEN: is checkout.http's placeholder, which anyone can read; give one of your own`);
   return { port, host: set(env[`${prefix}_HOST`]) ?? '127.0.0.1', databaseUrl, adminToken };
 }

@@ -9,8 +9,9 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   // Examples for the compose walk-through, in the versions before the deployment's own secrets.
   'change-me-local-token-secret-0123456789',
   'change-me-local-admin-token',
-  // checkout.http's placeholder for the operator token the app makes.
+  // checkout.http's placeholders: the operator token the app makes, the fiscal authority's lab token.
   'paste-the-operator-token-here',
+  'paste-FISCAL_AUTHORITY_ADMIN_TOKEN-here',
   // The development secret that versions before the deployment's own secret signed with.
   'dev-only-token-secret-anyone-can-read-it-in-the-sources',
   // Tests and benchmarks.
