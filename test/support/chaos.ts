@@ -133,6 +133,7 @@ export const CHAOS_SETTINGS = {
   SAGA_COMPENSATION_ATTEMPTS: '10',
   // The invoice waits out an authority cut apart as it would an outage, in seconds here, not hours.
   SAGA_OUTAGE_MAX_WAIT_MS: '12000',
+  OUTBOX_OUTAGE_MAX_WAIT_MS: '12000',
   SAGA_SWEEP_INTERVAL_MS: '250',
   CHECKOUT_STALLED_AFTER_MS: '600000',
 };

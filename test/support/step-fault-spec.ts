@@ -39,6 +39,8 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
           OUTBOX_RELAY_INTERVAL_MS: '50',
           OUTBOX_ATTEMPTS: '3',
           OUTBOX_BACKOFF_MS: '20',
+          OUTBOX_OUTAGE_ATTEMPTS: '3',
+          OUTBOX_OUTAGE_MAX_WAIT_MS: '4000',
           // Long enough that a busy machine running every case at once does not turn an answer
           // into silence (and a resend), or a slow step into a stalled checkout.
           SAGA_STEP_TIMEOUT_MS: '2000',

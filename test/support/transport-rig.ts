@@ -172,7 +172,15 @@ export class TransportRig {
     this.commits.onApplicationBootstrap();
     this.sweeper = new RedeliverySweeper(dataSource, this.queues, this.catalog, this.metrics, tasks, this.config);
     this.stepRunner = new StepRunner(this.publisher, hooks);
-    const delivery = new JobDelivery(this.subscriptions, this.catalog, this.inbox, failures, this.metrics, hooks);
+    const delivery = new JobDelivery(
+      this.subscriptions,
+      this.catalog,
+      this.inbox,
+      failures,
+      this.metrics,
+      hooks,
+      this.config,
+    );
     const jobs = new OutboxJobs(
       this.subscriptions,
       delivery,

@@ -55,6 +55,14 @@ class OutboxEnv {
   @IsOptional() @IsInt() @Min(1_000) @Max(600_000) OUTBOX_PROCESS_LEASE_MS?: number = undefined;
   /** First retry delay; each next one doubles. */
   @IsInt() @Min(1) @Max(3_600_000) OUTBOX_BACKOFF_MS: number = 500;
+  /**
+   * Attempts of a consumer that waits out its participant's outages (`waitsOutOutages`: the
+   * invoice) before it is dead-lettered; its waits double from OUTBOX_BACKOFF_MS up to
+   * OUTBOX_OUTAGE_MAX_WAIT_MS: about 11 hours in all with the defaults.
+   */
+  @IsInt() @Min(1) @Max(1_000) OUTBOX_OUTAGE_ATTEMPTS: number = 24;
+  /** The longest wait between two attempts of such a consumer. */
+  @IsInt() @Min(1) @Max(86_400_000) OUTBOX_OUTAGE_MAX_WAIT_MS: number = 3_600_000;
   /** A pushed message that some consumer has not handled after this long is pushed again to it. */
   @IsInt() @Min(100) @Max(86_400_000) OUTBOX_REDELIVER_AFTER_MS: number = 30_000;
   @IsInt() @Min(100) @Max(3_600_000) OUTBOX_SWEEP_INTERVAL_MS: number = 5_000;
@@ -83,6 +91,7 @@ export const outboxConfig = registerAs('outbox', () => {
     crashLimit: env.OUTBOX_CRASH_LIMIT,
     processLeaseMs: env.OUTBOX_PROCESS_LEASE_MS ?? Math.max(2_000, Math.round(env.OUTBOX_JOB_LOCK_MS / 3)),
     backoffMs: env.OUTBOX_BACKOFF_MS,
+    outage: { attempts: env.OUTBOX_OUTAGE_ATTEMPTS, maxWaitMs: env.OUTBOX_OUTAGE_MAX_WAIT_MS },
     redeliverAfterMs: env.OUTBOX_REDELIVER_AFTER_MS,
     sweepIntervalMs: env.OUTBOX_SWEEP_INTERVAL_MS,
     retentionHours: env.OUTBOX_RETENTION_HOURS,

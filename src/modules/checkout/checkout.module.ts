@@ -1,6 +1,7 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { DatabaseModule } from '../../infra/database/database.module';
+import { outboxConfig } from '../../infra/outbox';
 import { StepCatalog } from '../../infra/steps';
 import { BillingModule } from '../billing';
 import { ContentModule } from '../content';
@@ -40,6 +41,7 @@ import { StartCheckout } from './start-checkout/start-checkout.use-case';
   imports: [
     ConfigModule.forFeature(checkoutConfig),
     ConfigModule.forFeature(sagaConfig),
+    ConfigModule.forFeature(outboxConfig),
     BillingModule,
     ContentModule,
     DatabaseModule.forFeature({

@@ -59,10 +59,15 @@ export class DeliveryFailures {
    * A delivery made outside the queues (by the local bus) goes on through them: as a job of its
    * own, with the attempts it has left and the backoff after those it spent (after none: postponed
    * by an outage, the first backoff, as a worker postpones). Redis out of reach, the sweep pushes it
-   * after OUTBOX_REDELIVER_AFTER_MS instead.
+   * after OUTBOX_REDELIVER_AFTER_MS instead. A consumer that waits out outages says its own wait.
    */
-  async goOnQueued(queue: string, named: OutboxDelivery, attempted: number, type?: string): Promise<void> {
-    const delayMs = this.config.backoffMs * 2 ** Math.max(Math.min(attempted - 1, 20), 0);
+  async goOnQueued(
+    queue: string,
+    named: OutboxDelivery,
+    attempted: number,
+    type?: string,
+    delayMs = this.config.backoffMs * 2 ** Math.max(Math.min(attempted - 1, 20), 0),
+  ): Promise<void> {
     const job = jobToGoOn(
       queue,
       named,

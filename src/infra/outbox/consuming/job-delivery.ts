@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { Hooks } from '../../hooks/hooks';
 import { traceProcess } from '../../tracing/message.tracing';
@@ -6,7 +6,9 @@ import { ConsumerCatalog } from './consumer-catalog';
 import { DeliveryFailures } from './delivery-failures';
 import { Inbox } from './inbox';
 import type { OutboxMessage } from '../message';
+import { outboxConfig, type OutboxConfig } from '../outbox.config';
 import { type ConsumeOutcome, OutboxMetrics } from '../outbox.metrics';
+import { outagePatienceOf } from './outage-patience';
 import type { OutboxDelivery } from '../outbox.queues';
 import { Subscriptions } from './subscriptions';
 import { isUnreachable } from '../unreachable';
@@ -28,7 +30,7 @@ type RefusedReason = 'malformed' | 'unrouted' | 'foreign';
  */
 export type Next =
   | { kind: 'done' }
-  | { kind: 'retry'; error: unknown; type?: string }
+  | { kind: 'retry'; error: unknown; type?: string; waitMs?: number }
   | { kind: 'postpone'; error: unknown; type?: string }
   | { kind: 'leave'; type?: string; delayMs?: number; looks?: number };
 export const DONE: Next = { kind: 'done' };
@@ -59,6 +61,7 @@ export class JobDelivery {
     private readonly failures: DeliveryFailures,
     private readonly metrics: OutboxMetrics,
     private readonly hooks: Hooks,
+    @Inject(outboxConfig.KEY) private readonly config: OutboxConfig,
   ) {}
 
   /**
@@ -111,8 +114,11 @@ export class JobDelivery {
         outcome = 'postponed';
         return { kind: 'postpone', error, type: message?.type };
       }
-      outcome = await this.failures.judge(named, attempt, attemptLimitOf(job, named), error, message);
-      if (outcome === 'retried') return { kind: 'retry', error, type: message?.type };
+      const patience = outagePatienceOf(this.config, subscription);
+      const limit = patience?.attempts ?? attemptLimitOf(job, named);
+      outcome = await this.failures.judge(named, attempt, limit, error, message);
+      if (outcome === 'retried')
+        return { kind: 'retry', error, type: message?.type, waitMs: patience?.waitAfter(attempt) };
       return DONE;
     } finally {
       this.metrics.observeHandled(named.consumer, outcome, startedAt, message?.createdAt);

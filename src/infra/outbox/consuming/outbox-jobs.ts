@@ -59,6 +59,16 @@ export class OutboxJobs {
     }
   }
 
+  /**
+   * A delivery that waits out its participant's outage goes on in the same job, its waits its
+   * consumer's (outage-patience.ts), not the job's backoff: the attempt it spent is written in the
+   * job, which is put back for the wait without spending one of BullMQ's.
+   */
+  private async waitOut(job: Job, attempt: number, waitMs: number, token?: string): Promise<never> {
+    await job.updateData({ ...(job.data as OutboxJob), attempted: attempt - job.attemptsMade });
+    return this.leave(job, token, waitMs);
+  }
+
   /** Puts the whole job back, without spending an attempt, after the outage's backoff. */
   private postpone(job: Job, token: string | undefined, error: unknown): Promise<never> {
     const postponed = Math.max(job.attemptsStarted - job.attemptsMade - 1, 0);
@@ -84,6 +94,7 @@ export class OutboxJobs {
           this.suspect.deliver(job, named, subscription, attempt, aloneInProcess),
         )
       : await this.besideOthers(job, token, () => this.delivery.deliver(job, named, attempt, false));
+    if (next.kind === 'retry' && next.waitMs !== undefined) return this.waitOut(job, attempt, next.waitMs, token);
     if (next.kind === 'retry') throw next.error;
     if (next.kind === 'postpone') return this.postpone(job, token, next.error);
     if (next.kind === 'leave') {
@@ -134,7 +145,7 @@ export class OutboxJobs {
   private goingOn(job: Job, delivery: OutboxDelivery, next: Next): JobToPush {
     const attempt = attemptOf(job, delivery);
     if (next.kind === 'retry') {
-      const delayMs = this.config.backoffMs * 2 ** Math.min(attempt - 1, 20);
+      const delayMs = next.waitMs ?? this.config.backoffMs * 2 ** Math.min(attempt - 1, 20);
       return this.splitOut(job, delivery, { attempted: attempt, type: next.type }, delayMs);
     }
     if (next.kind === 'leave') {

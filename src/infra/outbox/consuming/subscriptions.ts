@@ -26,6 +26,12 @@ export interface ConsumerOptions {
   exclusive?: boolean;
   /** Default `transport`. */
   dedup?: Dedup;
+  /**
+   * Its failures are a participant's outage, measured in hours (the fiscal authority's): it is
+   * retried OUTBOX_OUTAGE_ATTEMPTS times, the waits doubling up to OUTBOX_OUTAGE_MAX_WAIT_MS,
+   * before the dead letter that asks a person (outage-patience.ts).
+   */
+  waitsOutOutages?: boolean;
 }
 
 /** What a handler's decorators declare: who handles it (`@Consumer`), and what (`@OnEvent`). */
@@ -60,6 +66,7 @@ export interface Subscription {
   role: AppRole;
   exclusive: boolean;
   dedup: Dedup;
+  waitsOutOutages: boolean;
   contracts: MessageContract[];
   where: Record<string, string>;
   handle: MessageHandler;
@@ -123,14 +130,22 @@ export class Subscriptions implements OnModuleInit {
    * transport that runs without Nest calls it with handlers of its own.
    */
   add(
-    { consumer, contracts, where = {}, role = 'worker', exclusive = false, dedup = 'transport' }: Declared,
+    {
+      consumer,
+      contracts,
+      where = {},
+      role = 'worker',
+      exclusive = false,
+      dedup = 'transport',
+      waitsOutOutages = false,
+    }: Declared,
     handle: MessageHandler,
   ) {
     const module = CONSUMER_NAME.exec(consumer)?.[1];
     if (!module) throw new Error(`Consumer name "${consumer}" must look like module.what-it-does`);
     if (this.byConsumer.has(consumer)) throw new Error(`Consumer "${consumer}" is declared twice`);
     const queue = role === 'worker' ? module : `${module}-${role}`;
-    const subscription = { consumer, queue, role, exclusive, dedup, contracts, where, handle };
+    const subscription = { consumer, queue, role, exclusive, dedup, waitsOutOutages, contracts, where, handle };
     this.byConsumer.set(consumer, subscription);
     for (const { type } of contracts) this.byType.set(type, [...(this.byType.get(type) ?? []), subscription]);
   }

@@ -6,6 +6,7 @@ import { Hooks } from '../../hooks/hooks';
 import { traceContextOf, traceProcess } from '../../tracing/message.tracing';
 import { DeliveryFailures } from '../consuming/delivery-failures';
 import { Inbox } from '../consuming/inbox';
+import { outagePatienceOf } from '../consuming/outage-patience';
 import { LocalRoutes } from '../local-routes';
 import type { OutboxMessage } from '../message';
 import { type ClaimedMessage, OutboxCommits } from '../publishing/outbox-commits';
@@ -138,8 +139,11 @@ export class LocalBus implements BeforeApplicationShutdown {
         await this.failures.goOnQueued(subscription.queue, named, 0, claimed.type);
         return 'postponed';
       }
-      const outcome = await this.failures.judge(named, 1, this.config.attempts, error, message);
-      if (outcome === 'retried') await this.failures.goOnQueued(subscription.queue, named, 1, claimed.type);
+      const patience = outagePatienceOf(this.config, subscription);
+      const outcome = await this.failures.judge(named, 1, patience?.attempts ?? this.config.attempts, error, message);
+      if (outcome === 'retried') {
+        await this.failures.goOnQueued(subscription.queue, named, 1, claimed.type, patience?.waitAfter(1));
+      }
       return outcome;
     } catch (unrecorded) {
       // Not even the failure could be recorded: its claim given back, the sweep takes it over.

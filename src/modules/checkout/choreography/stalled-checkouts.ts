@@ -1,17 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionHost } from '@nestjs-cls/transactional';
 import type { TransactionalAdapterTypeOrm } from '@nestjs-cls/transactional-adapter-typeorm';
+import { outagePatienceOf, outboxConfig, type OutboxConfig } from '../../../infra/outbox';
 import { PeriodicTasks } from '../../../infra/scheduling/periodic-tasks';
 import { checkoutConfig, type CheckoutConfig } from '../checkout.config';
 import { CheckoutsRepository } from '../database/checkouts.repository';
 import { CheckoutProgressRecorder } from '../core/checkout-progress';
+import { CHECKOUT_STEPS } from '../core/checkout-steps';
+
+/** The steps whose consumer waits out its participant's outages (the invoice): watched after that patience. */
+const PATIENT_STEPS: readonly string[] = CHECKOUT_STEPS.filter((row) => 'waitsOutOutages' in row).map(
+  (row) => row.name,
+);
 
 /**
  * The watch a choreography lacks: a choreographed checkout that has made no progress for
  * CHECKOUT_STALLED_AFTER_MS (a message lost, a participant that took its work and never
  * answered) goes to INTERVENTION, where a person looks at its timeline. If it moves on after all,
  * its step follows, and it leaves INTERVENTION when it ends or a dead letter of it is redriven.
- * Runs with the orchestrator role.
+ * At a step that waits out outages, the watch waits as long as its consumer does first: the
+ * transport's dead letter, not the watch, asks the person then. Runs with the orchestrator role.
  */
 @Injectable()
 export class StalledCheckouts {
@@ -21,6 +29,7 @@ export class StalledCheckouts {
     private readonly progress: CheckoutProgressRecorder,
     tasks: PeriodicTasks,
     @Inject(checkoutConfig.KEY) private readonly config: CheckoutConfig,
+    @Inject(outboxConfig.KEY) private readonly outbox: OutboxConfig,
   ) {
     const interval = Math.max(100, Math.min(config.stalledAfterMs / 4, 10_000));
     tasks.register('stalled-checkouts', 'orchestrator', interval, () => this.check());
@@ -29,7 +38,12 @@ export class StalledCheckouts {
   check(): Promise<void> {
     return this.txHost.withTransaction(async () => {
       // Ages are measured by the database's clock, the one that stamped updated_at.
-      const stalled = await this.checkouts.stalledChoreographies(this.config.stalledAfterMs, 100);
+      const { stalledAfterMs } = this.config;
+      const patienceMs = outagePatienceOf(this.outbox, { waitsOutOutages: true })!.spanMs;
+      const stalled = await this.checkouts.stalledChoreographies(stalledAfterMs, 100, {
+        steps: PATIENT_STEPS,
+        afterMs: stalledAfterMs + patienceMs,
+      });
       for (const checkout of stalled) {
         await this.progress.record(checkout.id, {
           kind: 'intervention',
