@@ -152,6 +152,7 @@ export const api = {
     call('GET', '/checkouts?status=INTERVENTION&mode=choreography&limit=50', { token: adminToken.get() }),
   resumeCheckout: (/** @type {string} */ id) => admin('POST', `/admin/checkouts/${id}/resume`),
   invariants: () => admin('GET', '/admin/invariants'),
+  participants: () => admin('GET', '/admin/participants'),
   faults: () => admin('GET', '/admin/faults'),
   /** @param {Array<{point: string, action: string, times?: number}>} rules */
   setFaults: (rules) => admin('PUT', '/admin/faults', { rules }),

@@ -116,6 +116,7 @@ export function renderOperate(container, context) {
     stalled: h('section', { class: 'card', 'aria-labelledby': 'op-stalled' }),
     invariants: h('section', { class: 'card', 'aria-labelledby': 'op-invariants' }),
     faults: h('section', { class: 'card', 'aria-labelledby': 'op-faults' }),
+    participants: h('section', { class: 'card', 'aria-labelledby': 'op-participants' }),
   };
   container.append(
     h('p', {}, h('button', { type: 'button', onclick: () => load() }, '↻ Refresh')),
@@ -232,6 +233,47 @@ export function renderOperate(container, context) {
         h('p', { class: 'hint' }, 'Set a rule with a checkout, on the Start view.'),
       ];
     });
+    void show(sections.participants, 'op-participants', '⇄ Participants', async () => {
+      const { participants } = await api.participants();
+      return [
+        h(
+          'ul',
+          { class: 'plain' },
+          participants.map((/** @type {any} */ p) =>
+            h(
+              'li',
+              { 'data-participant': p.name, 'data-state': participantState(p) },
+              h('strong', {}, p.name),
+              ' ',
+              h('code', {}, p.url),
+              `: ${describeParticipant(p)}`,
+            ),
+          ),
+        ),
+        h('p', { class: 'hint' }, "Faults are set in each participant's own lab (its /admin/faults)."),
+      ];
+    });
   }
   load();
+}
+
+/** @param {any} p a participant as /admin/participants shows it */
+function participantState(p) {
+  if (!p.answered) return 'silent';
+  if (p.lab?.down) return 'down';
+  return p.lab?.rules?.length ? 'faulty' : 'up';
+}
+
+/** @param {any} p */
+function describeParticipant(p) {
+  if (!p.answered) return `not answering (${p.problem})`;
+  if (!p.lab) return 'up, without a lab';
+  const faults = [
+    ...(p.lab.down ? [`down (${p.lab.down.mode}) until ${clock(p.lab.down.until)}`] : []),
+    ...p.lab.rules.map(
+      (/** @type {any} */ r) =>
+        `${r.fault} on ${r.operation ?? 'every operation'}${r.delayMs ? ` (${r.delayMs} ms)` : ''}, ${r.left} left`,
+    ),
+  ];
+  return faults.length ? faults.join('; ') : 'up, no fault';
 }

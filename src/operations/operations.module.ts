@@ -5,6 +5,7 @@ import { Comparisons } from './comparisons';
 import { ComparisonsController } from './comparisons.controller';
 import { FeaturesController } from './features.controller';
 import { InvariantsController } from './invariants.controller';
+import { ParticipantsController } from './participants.controller';
 import { operationsConfig } from './operations.config';
 import { Invariants } from './invariants';
 
@@ -14,7 +15,7 @@ import { Invariants } from './invariants';
  */
 @Module({
   imports: [ConfigModule.forFeature(operationsConfig), BillingModule],
-  controllers: [InvariantsController, ComparisonsController, FeaturesController],
+  controllers: [InvariantsController, ComparisonsController, FeaturesController, ParticipantsController],
   providers: [Invariants, Comparisons],
   exports: [Invariants],
 })

@@ -83,6 +83,29 @@ function labControllerOf(faultRule: LabSettings['faultRule']) {
   return LabController;
 }
 
+/** What a participant says of itself to anyone, as a third party's status page does. */
+export interface ParticipantStatus {
+  /** Its lab's faults in force; null when it has no lab (no admin token), and so takes none. */
+  lab: LabState | null;
+}
+
+/**
+ * `GET /status`: open to anyone, read only, and answered even while the lab fails every operation
+ * (an outage answering 503 included), so that an operator sees why a participant misbehaves.
+ */
+@Controller('status')
+class StatusController {
+  constructor(
+    private readonly lab: Lab,
+    @Inject(LAB_SETTINGS) private readonly settings: LabSettings,
+  ) {}
+
+  @Get()
+  status(): ParticipantStatus {
+    return { lab: this.settings.adminToken ? this.lab.state() : null };
+  }
+}
+
 /** Runs each operation (a route marked PerformsOperation) through the lab's faults; every other route as it is. */
 @Injectable()
 export class LabInterceptor implements NestInterceptor {
@@ -104,7 +127,7 @@ export class LabModule {
   static forRoot(settings: LabSettings): DynamicModule {
     return {
       module: LabModule,
-      controllers: [labControllerOf(settings.faultRule)],
+      controllers: [labControllerOf(settings.faultRule), StatusController],
       providers: [
         { provide: LAB_SETTINGS, useValue: settings },
         Lab,

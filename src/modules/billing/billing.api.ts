@@ -17,6 +17,7 @@ import { type Plan, PlansRepository } from './database/plans.repository';
 import { type FiledMoney, moneyIn } from './domain/filed-money';
 import { CardGateway } from './gateway/card-gateway';
 import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
+import { fiscalAuthorityConfig, type FiscalAuthorityConfig } from './invoicing/fiscal-authority.config';
 import { IssueInvoice, type IssueInvoiceInput, type IssueOutcome } from './issue-invoice/issue-invoice.use-case';
 import { issueInvoiceStep } from './issue-invoice/issue-invoice.step';
 import {
@@ -42,7 +43,14 @@ export class BillingApi {
     private readonly voidAuthorizationUseCase: VoidAuthorization,
     private readonly gateway: CardGateway,
     @Inject(cardGatewayConfig.KEY) private readonly gatewayConfig: CardGatewayConfig,
+    @Inject(fiscalAuthorityConfig.KEY) private readonly authorityConfig: FiscalAuthorityConfig,
   ) {}
+
+  /** The services billing reaches over HTTP, by name: the fiscal authority, and the card gateway when it is one. */
+  get participants(): Array<{ name: string; url: string }> {
+    const gateway = this.gatewayConfig.url ? [{ name: 'card-gateway', url: this.gatewayConfig.url }] : [];
+    return [...gateway, { name: 'fiscal-authority', url: this.authorityConfig.url }];
+  }
 
   /**
    * Whether the card gateway is a service of its own (CARD_GATEWAY_URL set): then what it did is
