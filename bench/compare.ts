@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { benchAuthorityUrl } from './bench-authority';
+import { benchParticipants } from './bench-participants';
 import { DataSource } from 'typeorm';
 import { type FaultRule, Faults } from '../src/infra/faults/faults';
 import { CheckoutApi } from '../src/modules/checkout';
@@ -309,7 +309,7 @@ async function main(): Promise<void> {
   phase('compare: recreating and migrating the bench database, starting the app');
   await recreateBenchDatabase();
   await migrateBenchDatabase();
-  const app = await startApp({ ...SETTINGS, FISCAL_AUTHORITY_URL: await benchAuthorityUrl() });
+  const app = await startApp({ ...SETTINGS, ...(await benchParticipants()) });
   try {
     const identity = app.get(IdentityApi);
     const user = async (country: string) =>

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../test/support/app-process';
 import type { ProbeCounters } from './app-probe';
-import { benchAuthorityUrl } from './bench-authority';
+import { benchParticipants } from './bench-participants';
 import { BENCH_DATABASE_URL, until } from './bench-env';
 
 const root = path.resolve(__dirname, '..');
@@ -65,7 +65,7 @@ export class ProbedApp {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         DATABASE_URL: BENCH_DATABASE_URL,
-        FISCAL_AUTHORITY_URL: await benchAuthorityUrl(),
+        ...(await benchParticipants()),
         ...PROBED_APP_ENV,
         ...env,
         PORT: String(port),
