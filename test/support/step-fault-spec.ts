@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
+import { RunningCardGateway } from './card-gateway-service';
 import { CheckoutClient } from './checkout-client';
 import { QUIET_ENV, quiet } from './quiet';
 import { invoicesAt, runAuthorityUrl } from './run-authority';
@@ -25,17 +26,21 @@ type Outcome =
  * of its own, runs it to the end, and checks the outcome, what every module holds, and the
  * invariants. The cases run side by side in one app, each rule naming its checkout's correlation
  * id, so that a rule on a step touches only its own case; the checks run once the whole app is
- * quiet, and the effects are counted where they leave the system.
+ * quiet, and the effects are counted where they leave the system: the money at the card gateway
+ * service, the invoices at the fiscal authority, the emails at their hand-over.
  */
 export function describeStepFaults(mode: 'choreography' | 'orchestration'): void {
   describe(`Step faults, ${mode}`, () => {
     let app: TestApp;
+    let gateway: RunningCardGateway;
     const outcomes: Outcome[] = [];
 
     beforeAll(async () => {
+      gateway = await RunningCardGateway.start();
       app = await TestApp.start({
         env: {
           ...QUIET_ENV,
+          CARD_GATEWAY_URL: gateway.url,
           OUTBOX_RELAY_INTERVAL_MS: '50',
           OUTBOX_ATTEMPTS: '3',
           OUTBOX_BACKOFF_MS: '20',
@@ -89,7 +94,10 @@ export function describeStepFaults(mode: 'choreography' | 'orchestration'): void
         });
       }
     }, 240_000);
-    afterAll(() => app?.stop());
+    afterAll(async () => {
+      await app?.stop();
+      await gateway?.stop();
+    });
 
     it.each(STEP_FAULT_CASES.map((c, index) => [c.step, c.action, c.times, index, c[mode]] as const))(
       'when %s answers %s %s, then it ends as its step class says and the invariants hold',
