@@ -155,4 +155,22 @@ describe('The checkout invoices the sale at the fiscal authority', () => {
       });
     },
   );
+
+  it('when the authority does not answer, then the checker gives no report rather than one that never counted the invoices', async () => {
+    const id = await checkout('choreography');
+    await client.until(id, ['COMPLETED']);
+    await quiet(app);
+    // Refusing connections, its listing too; the outage ends by its own clock.
+    await authority.fault({ fault: 'down', seconds: 2, mode: 'refuse' });
+
+    const response = await client.admin(app.http().get('/admin/invariants'));
+
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ checkoutId: expect.any(String) });
+    expect(response.body.message).toContain('fiscal authority');
+    await eventually(async () => expect((await client.admin(app.http().get('/admin/invariants'))).status).toBe(200), {
+      timeoutMs: 15_000,
+      what: 'the authority to answer again',
+    });
+  });
 });

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Faults } from '../../src/infra/faults/faults';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
+import { FiscalAuthority } from '../../src/modules/billing/invoicing/fiscal-authority';
 import { MailTransport } from '../../src/modules/notifications/mail/mail-transport';
 import { CheckoutClient } from '../support/checkout-client';
+import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
 import { plantedViolations } from '../support/planted-violations';
 import { TestApp } from '../support/test-app';
@@ -220,36 +222,60 @@ describe('The invariant checker, on planted violations', () => {
     expect(await planted(() => sendCorrection(id))).toEqual([{ checkoutId: id, rule: 'correction-no-refund' }]);
   });
 
-  it('when a completed checkout has no invoice, then missing-invoice', async () => {
-    const id = await checkout('completed');
+  /** An invoice authorised at the fiscal authority under the checkout, outside the checkout's own steps. */
+  const invoiceAtAuthority = async (checkoutId: string) => {
+    const answer = await app.get(FiscalAuthority).issueInvoice(`planted:${randomUUID()}`, {
+      reference: checkoutId,
+      buyer: 'planted',
+      description: 'planted',
+      amountCents: 990,
+      currency: 'USD',
+    });
+    if (!answer.authorized) throw new Error(`The planted invoice was refused: ${answer.reason}`);
+  };
 
-    const gained = await planted(() => app.database.query(`DELETE FROM billing.invoices WHERE checkout_id = $1`, [id]));
+  it('when a checkout is marked completed with its welcome but the authority never invoiced it, then missing-invoice', async () => {
+    // Its invoice's delivery swallowed every time: the sale goes no further than its activation.
+    app.get(Faults).set([{ point: 'step:billing.issue-invoice', action: 'timeout-before' }]);
+    const id = await client.start({ userId: (await client.createUser()).id, mode: 'choreography' });
+    await eventually(async () =>
+      expect((await client.timeline(id)).map((entry) => entry.type)).toContain('content.access-activated.v1'),
+    );
+    await quiet(app);
+
+    const gained = await planted(async () => {
+      await app.database.query(`UPDATE checkout.checkouts SET status = 'COMPLETED' WHERE id = $1`, [id]);
+      await sendWelcome(id);
+    });
 
     expect(gained).toEqual([{ checkoutId: id, rule: 'missing-invoice' }]);
   });
 
-  it('when a failed checkout has an invoice, then invoice-for-nothing', async () => {
+  it('when the authority invoiced a failed checkout, then invoice-for-nothing', async () => {
     const id = await checkout('capture-declined');
 
-    const gained = await planted(() =>
-      app.database.query(
-        `INSERT INTO billing.invoices (checkout_id, invoice_id, number, authorized_at, amount_cents, currency, status)
-         VALUES ($1, 'planted', 'planted-1', now(), 990, 'USD', 'issued')`,
-        [id],
-      ),
-    );
-
-    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-for-nothing' }]);
+    expect(await planted(() => invoiceAtAuthority(id))).toEqual([{ checkoutId: id, rule: 'invoice-for-nothing' }]);
   });
 
-  it('when a refunded checkout still has its invoice standing, then invoice-not-reversed', async () => {
-    const id = await refunded();
+  it('when the authority invoiced a sale twice, then double-invoice, counted there (billing recorded one)', async () => {
+    const id = await checkout('completed');
 
-    const gained = await planted(() =>
-      app.database.query(`UPDATE billing.invoices SET status = 'issued' WHERE checkout_id = $1`, [id]),
-    );
+    expect(await planted(() => invoiceAtAuthority(id))).toEqual([{ checkoutId: id, rule: 'double-invoice' }]);
+  });
 
-    expect(gained).toEqual([{ checkoutId: id, rule: 'invoice-not-reversed' }]);
+  it("when a refunded checkout's invoice still stands at the authority, then invoice-not-reversed", async () => {
+    const id = await checkout('completed');
+
+    const gained = await planted(async () => {
+      // The reversal fails every time: the money goes back, the invoice stays.
+      app.get(Faults).set([{ point: 'consumer:billing.reverse-invoice', action: 'fail' }]);
+      await client.admin(app.http().post(`/admin/payments/${id}/refund`)).expect(200);
+      await eventually(async () => expect(await client.leftTheSystem(id)).toMatchObject({ refund: 1 }));
+    });
+
+    expect(gained.filter((v) => v.rule !== 'missing-correction')).toEqual([
+      { checkoutId: id, rule: 'invoice-not-reversed' },
+    ]);
   });
 
   describe('on checkouts that have not ended', () => {

@@ -14,9 +14,11 @@ import {
 } from './capture-payment/capture-payment.use-case';
 import { capturePaymentStep } from './capture-payment/capture-payment.step';
 import { type Plan, PlansRepository } from './database/plans.repository';
+import { type FiledInvoices, invoicesIn } from './domain/filed-invoices';
 import { type FiledMoney, moneyIn } from './domain/filed-money';
 import { CardGateway } from './gateway/card-gateway';
 import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
+import { FiscalAuthority } from './invoicing/fiscal-authority';
 import { fiscalAuthorityConfig, type FiscalAuthorityConfig } from './invoicing/fiscal-authority.config';
 import { IssueInvoice, type IssueInvoiceInput, type IssueOutcome } from './issue-invoice/issue-invoice.use-case';
 import { issueInvoiceStep } from './issue-invoice/issue-invoice.step';
@@ -42,6 +44,7 @@ export class BillingApi {
     private readonly invoice: IssueInvoice,
     private readonly voidAuthorizationUseCase: VoidAuthorization,
     private readonly gateway: CardGateway,
+    private readonly authority: FiscalAuthority,
     @Inject(cardGatewayConfig.KEY) private readonly gatewayConfig: CardGatewayConfig,
     @Inject(fiscalAuthorityConfig.KEY) private readonly authorityConfig: FiscalAuthorityConfig,
   ) {}
@@ -67,6 +70,14 @@ export class BillingApi {
    */
   async moneyFiledUnder(reference: string): Promise<FiledMoney> {
     return moneyIn(await this.gateway.operationsFiledUnder(reference));
+  }
+
+  /**
+   * The invoices the fiscal authority authorised under a reference (a checkout's id), and how many
+   * still stand, from its listing. An answer, or a throw: never "none" for a look-up unanswered.
+   */
+  async invoicesFiledUnder(reference: string): Promise<FiledInvoices> {
+    return invoicesIn(await this.authority.documentsFiledUnder(reference));
   }
 
   listPlans(): Promise<Plan[]> {

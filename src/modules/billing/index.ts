@@ -1,5 +1,6 @@
 export { BillingModule } from './billing.module';
 export { BillingApi } from './billing.api';
+export type { FiledInvoices } from './domain/filed-invoices';
 export type { FiledMoney } from './domain/filed-money';
 export type { Plan } from './database/plans.repository';
 export type { AuthorizeOutcome } from './authorize-payment/authorize-payment.use-case';
