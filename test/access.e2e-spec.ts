@@ -55,6 +55,7 @@ const ACCESS: Row[] = [
   row('POST /admin/sagas/{id}/retry',                [401, 401, 401, 404]),
   row('POST /admin/payments/{checkoutId}/refund',    [401, 401, 401, 409], 'checkout'),
   row('GET /admin/invariants',                       [401, 401, 401, 200]),
+  row('GET /admin/participants',                     [401, 401, 401, 200]),
   row('GET /admin/faults',                           [401, 401, 401, 200]),
   row('PUT /admin/faults',                           [401, 401, 401, 200], 'none', () => ({ rules: [] })),
   row('DELETE /admin/faults',                        [401, 401, 401, 200]),

@@ -21,5 +21,4 @@ export { type TransportEntry, TransportHistory } from './transport-history';
 export { type OutgoingMessage, outgoing } from './publishing/outgoing-message';
 export { PermanentFailure } from './consuming/permanent-failure';
 export { AnsweredFailure } from './consuming/answered-failure';
-export { outagePatienceOf } from './consuming/outage-patience';
 export { outboxConfig, type OutboxConfig } from './outbox.config';

@@ -26,6 +26,21 @@ const ATTEMPT_KINDS = { failed: 'attempt-failed', duplicate: 'duplicate', dead: 
 export class TransportHistory {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Of `correlationIds`, those with a delivery to one of `consumers` that failed within the last
+   * `withinMs`: processes whose consumer is still retrying, between two of its attempts.
+   */
+  async retrying(correlationIds: string[], consumers: readonly string[], withinMs: number): Promise<Set<string>> {
+    if (correlationIds.length === 0) return new Set();
+    const rows = await this.dataSource.query<Array<{ correlation_id: string }>>(
+      `SELECT DISTINCT correlation_id FROM outbox.delivery_attempts
+        WHERE correlation_id = ANY($1::text[]) AND consumer = ANY($2::text[]) AND outcome = 'failed'
+          AND at > clock_timestamp() - $3 * interval '1 millisecond'`,
+      [correlationIds, consumers, withinMs],
+    );
+    return new Set(rows.map((row) => row.correlation_id));
+  }
+
   async forCorrelation(correlationId: string, aggregateId?: string): Promise<TransportEntry[]> {
     const rows = await this.dataSource.query<
       Array<Omit<TransportEntry, 'at'> & { at: Date; kind: string; attempt: number | null }>

@@ -232,23 +232,23 @@ export class CheckoutsRepository {
   }
 
   /**
-   * Choreographed checkouts still PENDING with no progress for `stalledAfterMs` (at one of the
-   * `patient` steps, for `patient.afterMs`), by the database's clock.
+   * Choreographed checkouts still PENDING with no progress for `stalledAfterMs`, by the database's
+   * clock, oldest first; those at one of the `last` steps after the others, so that many waiting
+   * there (an outage the step waits out) do not fill the page.
    */
   async stalledChoreographies(
     stalledAfterMs: number,
     limit: number,
-    patient: { steps: readonly string[]; afterMs: number } = { steps: [], afterMs: stalledAfterMs },
+    last: readonly string[] = [],
   ): Promise<Array<CheckoutRow & { stalled_seconds: number }>> {
     return this.txHost.tx.query(
       `SELECT *, round(extract(epoch FROM clock_timestamp() - updated_at))::int AS stalled_seconds
          FROM checkout.checkouts
         WHERE status = 'PENDING' AND mode = 'choreography'
-          AND updated_at < clock_timestamp()
-                         - CASE WHEN step = ANY($3::text[]) THEN $4::float8 ELSE $1::float8 END * interval '1 millisecond'
-        ORDER BY updated_at
+          AND updated_at < clock_timestamp() - $1 * interval '1 millisecond'
+        ORDER BY step = ANY($3::text[]), updated_at
         LIMIT $2`,
-      [stalledAfterMs, limit, patient.steps, patient.afterMs],
+      [stalledAfterMs, limit, last],
     );
   }
 
