@@ -91,10 +91,12 @@ describe('PeriodicTask', () => {
     await task.runNow();
     await task.runNow();
     await task.runNow();
+    expect(task.isFailing).toBe(true);
     failing = false;
     await task.runNow();
     await task.runNow();
 
+    expect(task.isFailing).toBe(false);
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn).toHaveBeenCalledWith('flaky failed, will retry: database away');
     expect(log).toHaveBeenCalledTimes(1);

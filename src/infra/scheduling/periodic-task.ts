@@ -68,6 +68,15 @@ export class PeriodicTask {
     return this.stopped;
   }
 
+  /** Its last run failed: it is retried at each tick, and warned of once (periodic_task_failing). */
+  get isFailing(): boolean {
+    return this.failing;
+  }
+
+  get taskName(): string {
+    return this.name;
+  }
+
   private async runUntilSettled(): Promise<void> {
     do {
       this.wokenWhileRunning = false;
