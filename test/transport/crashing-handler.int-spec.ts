@@ -87,8 +87,14 @@ describe('A handler that kills its worker', () => {
           [entryId],
         )
       )[0].n;
+    // Both in hand: one waiter through the bus (the second queued behind it in its transaction), or
+    // two. A machine that stalls the process past its lease (2 s here) lets the sweep push the bus's
+    // claim to the queues, and a worker takes one delivery in a transaction of its own: two waiters
+    // then, both in hand all the same.
     const inHandAtFirst = (process.env.TEST_OUTBOX_DELIVERY ?? DEFAULT_DELIVERY) === 'local' ? 1 : 2;
-    await eventually(async () => expect(await inFlight()).toBe(inHandAtFirst), { timeoutMs: 60_000 });
+    await eventually(async () => expect(await inFlight()).toBeGreaterThanOrEqual(inHandAtFirst), {
+      timeoutMs: 60_000,
+    });
     let deaths = 0;
     for (;;) {
       const next = await eventually(
