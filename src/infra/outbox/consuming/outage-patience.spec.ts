@@ -16,8 +16,7 @@ describe("A consumer's patience with its participant's outages", () => {
     expect(waits.slice(0, 4)).toEqual([500, 1_000, 2_000, 4_000]);
     expect(waits.slice(-3)).toEqual([3_600_000, 3_600_000, 3_600_000]);
     // Hours, as an authority's outage is, and not days: about 11 between the first attempt and the dead letter.
-    const hours = patience.spanMs / 3_600_000;
-    expect(patience.spanMs).toBe(waits.reduce((sum, wait) => sum + wait, 0));
+    const hours = waits.reduce((sum, wait) => sum + wait, 0) / 3_600_000;
     expect(hours).toBeGreaterThan(10);
     expect(hours).toBeLessThan(12);
   });

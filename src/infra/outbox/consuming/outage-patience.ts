@@ -11,8 +11,6 @@ export interface OutagePatience {
   attempts: number;
   /** How long to wait after failed attempt `attempt` (1 for the first). */
   waitAfter(attempt: number): number;
-  /** Every wait in all, from the first attempt to the last: how long an outage is waited out. */
-  spanMs: number;
 }
 
 export function outagePatienceOf(
@@ -23,7 +21,5 @@ export function outagePatienceOf(
   const { attempts, maxWaitMs } = config.outage;
   const waitAfter = (attempt: number) =>
     Math.min(config.backoffMs * 2 ** Math.min(Math.max(attempt - 1, 0), 30), maxWaitMs);
-  let spanMs = 0;
-  for (let attempt = 1; attempt < attempts; attempt++) spanMs += waitAfter(attempt);
-  return { attempts, waitAfter, spanMs };
+  return { attempts, waitAfter };
 }
