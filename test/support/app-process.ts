@@ -1,10 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from './eventually';
 import { testAppEnv, TEST_REDIS_URL } from './test-env';
 
 const root = path.resolve(__dirname, '../..');
+
+/** One end of a socket in Node's diagnostic report. */
+type Endpoint = { host?: string; ip4?: string; ip6?: string; port: number };
 
 /**
  * The ports tests hand out: below the kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range,
@@ -59,6 +65,7 @@ export class AppProcess {
     readonly port: number,
     /** The address it is reached at: loopback, or its host's address in a test's rig of hosts. */
     readonly host = '127.0.0.1',
+    private readonly reportFile?: string,
   ) {
     const collect = (chunk: Buffer) => this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
     child.stdout?.on('data', collect);
@@ -76,9 +83,19 @@ export class AppProcess {
     on?: { netns: string; address: string },
   ): Promise<AppProcess> {
     const port = env.PORT ? Number(env.PORT) : on ? 3000 : await freePort();
+    // Where the app writes Node's diagnostic report when a test asks it for one (`report`).
+    const reportFile = command ? undefined : path.join(tmpdir(), `app-report-${randomBytes(6).toString('hex')}.json`);
     const [executable, ...args] = [
       ...(on ? ['ip', 'netns', 'exec', on.netns] : []),
-      ...(command ?? [process.execPath, '-r', '@swc-node/register', 'src/main.ts']),
+      ...(command ?? [
+        process.execPath,
+        '--report-on-signal',
+        `--report-directory=${path.dirname(reportFile!)}`,
+        `--report-filename=${path.basename(reportFile!)}`,
+        '-r',
+        '@swc-node/register',
+        'src/main.ts',
+      ]),
     ];
     const child = spawn(executable, args, {
       cwd: root,
@@ -95,7 +112,7 @@ export class AppProcess {
       // So that `npm start` and its node child are signalled together (`ip netns exec` becomes the node it runs).
       detached: command !== undefined || on !== undefined,
     });
-    return new AppProcess(child, port, on?.address);
+    return new AppProcess(child, port, on?.address, reportFile);
   }
 
   get url(): string {
@@ -159,11 +176,46 @@ export class AppProcess {
       );
     } catch (error) {
       throw new Error(
-        `process ${this.pid} was not healthy within ${timeoutMs} ms (last /health: ${last}):\n${this.tail()}`,
-        {
-          cause: error,
-        },
+        `process ${this.pid} was not healthy within ${timeoutMs} ms (last /health: ${last}):\n${this.tail()}\n` +
+          (await this.report()),
+        { cause: error },
       );
+    }
+  }
+
+  /**
+   * What the process is doing now, from Node's diagnostic report (written on SIGUSR2): its
+   * JavaScript stack and its open handles (sockets with their ends, timers, servers). For a
+   * failure's message: a start that never listens says what it waits on.
+   */
+  async report(): Promise<string> {
+    if (!this.reportFile || this.child.exitCode !== null || this.child.signalCode !== null) return 'no report';
+    try {
+      this.child.kill('SIGUSR2');
+      const text = await eventually(() => readFile(this.reportFile!, 'utf8'), { timeoutMs: 5_000, intervalMs: 100 });
+      const report = JSON.parse(text) as {
+        javascriptStack?: { message?: string; stack?: string[] };
+        libuv?: Array<{ type: string; is_active: boolean; localEndpoint?: Endpoint; remoteEndpoint?: Endpoint }>;
+      };
+      const end = (at?: Endpoint) => (at ? `${at.host ?? at.ip4 ?? at.ip6}:${at.port}` : '-');
+      const active = (report.libuv ?? []).filter((handle) => handle.is_active);
+      const sockets = active
+        .filter((handle) => handle.localEndpoint || handle.remoteEndpoint)
+        .map((handle) => `${handle.type} ${end(handle.localEndpoint)} -> ${end(handle.remoteEndpoint)}`);
+      const others = new Map<string, number>();
+      for (const { type } of active.filter((handle) => !handle.localEndpoint && !handle.remoteEndpoint))
+        others.set(type, (others.get(type) ?? 0) + 1);
+      const stack = report.javascriptStack?.stack?.slice(0, 8) ?? [];
+      return [
+        `its report: ${report.javascriptStack?.message ?? ''}`,
+        ...stack,
+        `its sockets: ${sockets.join('; ') || 'none'}`,
+        `its other handles: ${[...others].map(([type, n]) => `${type} x${n}`).join(', ')}`,
+      ].join('\n');
+    } catch (error) {
+      return `no report: ${error instanceof Error ? error.message : String(error)}`;
+    } finally {
+      await rm(this.reportFile, { force: true });
     }
   }
 
