@@ -31,13 +31,11 @@ const started = new Map<Participant, Promise<string>>();
  * fiscal authority and the card gateway, each `<PREFIX>_URL` when the bench was given one, else
  * its service's process, started once for the bench on a free port, over a bench database of its
  * own, and killed when the bench ends. A process of its own, as a deployment has it: its CPU and
- * its Postgres round trips are not the app's. `BENCH_CARD_GATEWAY=in-app` leaves the card gateway
- * the fake inside each app, as before the service (what the HTTP hops cost, measured beside it).
+ * its Postgres round trips are not the app's.
  */
-export async function benchParticipants(): Promise<{ FISCAL_AUTHORITY_URL: string; CARD_GATEWAY_URL?: string }> {
-  const inApp = process.env.BENCH_CARD_GATEWAY === 'in-app';
-  const [authority, gateway] = await Promise.all([urlOf(AUTHORITY), inApp ? undefined : urlOf(GATEWAY)]);
-  return { FISCAL_AUTHORITY_URL: authority, ...(gateway ? { CARD_GATEWAY_URL: gateway } : {}) };
+export async function benchParticipants(): Promise<{ FISCAL_AUTHORITY_URL: string; CARD_GATEWAY_URL: string }> {
+  const [authority, gateway] = await Promise.all([urlOf(AUTHORITY), urlOf(GATEWAY)]);
+  return { FISCAL_AUTHORITY_URL: authority, CARD_GATEWAY_URL: gateway };
 }
 
 function urlOf(participant: Participant): Promise<string> {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chaosFailed, type ChaosOptions, formatSummary, runChaos } from './support/chaos';
 import { hostsUnavailable } from './support/hosts';
 import { formatRecoveries, runHostsChaos } from './support/hosts-chaos';
-import { startRunAuthority, stopRunAuthority } from './support/run-authority';
+import { startRunParticipants, stopRunParticipants } from './support/run-participants';
 import { dropDatabase, recreateDatabase } from './support/test-database';
 import { TEST_DATABASE_URL, withDatabaseName } from './support/test-env';
 
@@ -56,13 +56,13 @@ async function main(): Promise<void> {
     log: (line) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${line}`),
   };
   try {
-    // The fiscal authority the checkouts invoice at, as the tests' run starts one (run-authority.ts).
-    await startRunAuthority();
+    // The card gateway and the fiscal authority, as the tests' run starts them (run-participants.ts).
+    await startRunParticipants();
     const summary = await runChaos(options);
     console.log(formatSummary(summary));
     process.exitCode = chaosFailed(summary) ? 1 : 0;
   } finally {
-    await stopRunAuthority();
+    await stopRunParticipants();
     await dropDatabase(name);
   }
 }

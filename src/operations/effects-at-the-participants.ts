@@ -41,8 +41,7 @@ export class InvoicesNotCounted extends EffectsNotCounted {
 
 /**
  * Each checkout's facts with what the participants list under it, LOOK_UPS_AT_ONCE checkouts at a
- * time: its invoices at the fiscal authority, and its money at the card gateway when that is a
- * service. One look-up that fails (after the clients' own retries) fails the whole check, and no
+ * time: its money at the card gateway service and its invoices at the fiscal authority. One look-up that fails (after the clients' own retries) fails the whole check, and no
  * further look-up starts: a report that left a checkout uncounted, even flagged, would read as
  * "fine" to a script or a glance that reads its violations (the chaos run does); a demanding
  * operator wants no verdict rather than a wrong one, and the error names the checkout.
@@ -50,14 +49,14 @@ export class InvoicesNotCounted extends EffectsNotCounted {
 export function effectsAtTheParticipants<F extends { id: string }>(
   facts: F[],
   billing: BillingApi,
-): Promise<Array<F & FiledInvoices & Partial<FiledMoney>>> {
+): Promise<Array<F & FiledInvoices & FiledMoney>> {
   const counted = <T>(look: Promise<T>, NotCounted: new (id: string, cause: unknown) => Error, id: string) =>
     look.catch((error: unknown) => {
       throw new NotCounted(id, error);
     });
   return atMostAtOnce(facts, LOOK_UPS_AT_ONCE, async (f) => ({
     ...f,
-    ...(billing.gatewayIsAService ? await counted(billing.moneyFiledUnder(f.id), MoneyNotCounted, f.id) : {}),
+    ...(await counted(billing.moneyFiledUnder(f.id), MoneyNotCounted, f.id)),
     ...(await counted(billing.invoicesFiledUnder(f.id), InvoicesNotCounted, f.id)),
   }));
 }

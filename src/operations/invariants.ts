@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { BillingApi } from '../modules/billing';
 import { effectsAtTheParticipants } from './effects-at-the-participants';
@@ -80,6 +80,9 @@ interface CheckoutFacts {
   /** Of those, the ones that still stand: neither cancelled nor reversed by a return note. */
   standing: number;
 }
+
+/** The facts read from our own tables, before the participants are asked. */
+type OurFacts = Omit<CheckoutFacts, 'held' | 'captures' | 'charged' | 'refunds' | 'invoices' | 'standing'>;
 
 const ENDED_WITHOUT_SALE = new Set(['FAILED', 'REJECTED']);
 const IN_FLIGHT = new Set(['PENDING', 'INTERVENTION']);
@@ -196,56 +199,38 @@ const RULES: Array<{ rule: InvariantRule; broken: (f: CheckoutFacts) => boolean;
  * This is an operator's (and a test's) view from outside the modules, which is why it may read
  * all their tables; no module does.
  *
- * The gateway's operations are the fake's records (`billing.gateway_requests`), in the snapshot;
- * with the gateway a service (CARD_GATEWAY_URL), that table stays empty, and the gateway's facts
- * (held, captures, charged, refunds) are asked of the service instead, through billing's door,
- * checkout by checkout, after the snapshot: like every count here, final once the system is quiet.
- * The invoices are asked of the fiscal authority the same way: what billing recorded of them is
- * written with its business, and could show 0 but never 2. Built without billing
- * (`new Invariants(dataSource)`), it reads the fake's records and billing's invoices.
+ * Our own rows are read in the snapshot; what the participants did is asked of them through
+ * billing's door, checkout by checkout, after it (effectsAtTheParticipants): the money the card
+ * gateway service filed under the checkout, and the invoices the fiscal authority did. Like every
+ * count here, final once the system is quiet. What billing recorded of them is written with its
+ * business, and could show 0 but never 2.
  */
 @Injectable()
 export class Invariants {
   constructor(
     private readonly dataSource: DataSource,
-    @Optional() private readonly billing?: BillingApi,
+    private readonly billing: BillingApi,
   ) {}
 
-  /** Throws MoneyNotCounted when the gateway service did not answer for one of the checkouts. */
+  /** Throws an EffectsNotCounted when a participant did not answer for one of the checkouts. */
   async check(checkoutIds?: string[]): Promise<InvariantReport> {
     const snapshot = await this.dataSource.transaction('REPEATABLE READ', async (tx) => {
       await tx.query('SET TRANSACTION READ ONLY');
-      return tx.query<CheckoutFacts[]>(
-        `WITH approved AS (
-           SELECT reference, operation, authorization_id FROM billing.gateway_requests WHERE approved),
-         authorizations AS (
-           SELECT a.reference,
-                  EXISTS (SELECT 1 FROM approved o WHERE o.authorization_id = a.authorization_id
-                           AND o.operation IN ('capture', 'void', 'refund')) AS followed
-             FROM approved a WHERE a.operation = 'authorize')
-         SELECT c.id, c.status,
-                (SELECT count(*) FROM authorizations a WHERE a.reference = c.id::text AND NOT a.followed)::int AS held,
-                (SELECT count(*) FROM approved o WHERE o.reference = c.id::text AND o.operation = 'capture')::int AS captures,
-                (SELECT count(*) FROM approved o WHERE o.reference = c.id::text AND o.operation = 'capture'
-                    AND NOT EXISTS (SELECT 1 FROM approved r WHERE r.authorization_id = o.authorization_id
-                                     AND r.operation = 'refund'))::int AS charged,
-                (SELECT count(*) FROM approved o WHERE o.reference = c.id::text AND o.operation = 'refund')::int AS refunds,
+      return tx.query<OurFacts[]>(
+        `SELECT c.id, c.status,
                 (SELECT count(*) FROM notifications.mail_handovers m
                   WHERE m.checkout_id = c.id AND m.template = 'welcome')::int AS emails,
                 (SELECT count(*) FROM notifications.mail_handovers m
                   WHERE m.checkout_id = c.id AND m.template = 'welcome-correction')::int AS corrections,
                 (SELECT count(*) FROM content.entitlements e WHERE e.checkout_id = c.id AND e.status = 'active')::int AS active,
                 (SELECT count(*) FROM content.entitlements e
-                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional,
-                (SELECT count(*) FROM billing.invoices i WHERE i.checkout_id = c.id)::int AS invoices,
-                (SELECT count(*) FROM billing.invoices i
-                  WHERE i.checkout_id = c.id AND i.status = 'issued')::int AS standing
+                  WHERE e.checkout_id = c.id AND e.status = 'provisional')::int AS provisional
            FROM checkout.checkouts c
           WHERE $1::uuid[] IS NULL OR c.id = ANY($1::uuid[])`,
         [checkoutIds ?? null],
       );
     });
-    const facts = this.billing ? await effectsAtTheParticipants(snapshot, this.billing) : snapshot;
+    const facts: CheckoutFacts[] = await effectsAtTheParticipants(snapshot, this.billing);
     const violations = facts.flatMap((f) =>
       RULES.filter(({ broken }) => broken(f)).map(({ rule, description }) => ({
         checkoutId: f.id,

@@ -2,7 +2,8 @@ import { PgoutputPlugin } from 'pg-logical-replication';
 import { DEFAULT_DELIVERY, type DeliveryKind } from '../../src/infra/outbox/outbox.config';
 import { PUBLICATION, slotNameFor } from '../../src/infra/outbox/relaying/replication-slot';
 import { AppProcess } from '../support/app-process';
-import { type Effects, RunningCardGateway } from '../support/card-gateway-service';
+import { type Effects } from '../support/at-the-participants';
+import { RunningCardGateway } from '../support/card-gateway-service';
 import { eventually } from '../support/eventually';
 import { ProcessClient } from '../support/process-client';
 import { quiet } from '../support/quiet';
@@ -17,7 +18,8 @@ import {
   startCheckout,
 } from '../support/scenarios';
 import { ADMIN_TOKEN, newQueuePrefix } from '../support/test-app';
-import { invoicesAt, runAuthorityUrl } from '../support/run-authority';
+import { invoicesAt } from '../support/at-the-participants';
+import { runAuthorityUrl } from '../support/run-participants';
 import { TEST_DATABASE_SESSIONS, TestDatabase } from '../support/test-database';
 
 const STEPS = [

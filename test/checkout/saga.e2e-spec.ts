@@ -12,10 +12,12 @@ import {
 } from '../../src/modules/checkout/orchestration/database/sagas.repository';
 import { sendsOf } from '../../src/modules/checkout/orchestration/domain/saga';
 import { Orchestrator } from '../../src/modules/checkout/orchestration/orchestrator';
+import { operationsAt } from '../support/at-the-participants';
 import { CheckoutClient, LEFT } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { metricValue } from '../support/metrics';
 import { QUIET_ENV, quiet } from '../support/quiet';
+import { runGatewayUrl } from '../support/run-participants';
 import { TestApp } from '../support/test-app';
 
 const FINAL = ['COMPLETED', 'FAILED', 'REJECTED', 'INTERVENTION'];
@@ -291,11 +293,8 @@ describe('The checkout saga', () => {
     });
     expect(answer.payload.reason).toBe('voided-before-authorization');
     expect(await client.effects(id)).toEqual({ payment: 'voided', entitlement: undefined, emails: 0 });
-    const authorizations = await app.database.query(
-      `SELECT 1 FROM billing.gateway_requests WHERE operation = 'authorize' AND idempotency_key = $1`,
-      [`${id}:billing.authorize-payment`],
-    );
-    expect(authorizations).toEqual([]);
+    const atTheGateway = await operationsAt(runGatewayUrl(), id);
+    expect(atTheGateway.filter(({ operation }) => operation === 'authorize')).toEqual([]);
     expect(await client.get(id)).toMatchObject({ status: 'FAILED' });
   });
 

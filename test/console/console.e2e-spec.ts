@@ -208,8 +208,10 @@ describe('The checkout console, in Chromium', () => {
     await page.goto(`${app.url}/console/#operate`);
     await page.click('button[data-action=clear-faults]');
     await page.waitForSelector('[data-faults=none]');
-    // The participants, asked for their status: the run's authority answers, with no lab of its own.
-    expect(await page.textContent('li[data-participant=fiscal-authority][data-state=up]')).toContain('without a lab');
+    // The participants, asked for their status: the run's answer, with no lab of their own.
+    for (const participant of ['card-gateway', 'fiscal-authority']) {
+      expect(await page.textContent(`li[data-participant=${participant}][data-state=up]`)).toContain('without a lab');
+    }
     const deadLetter = page.locator('li[data-dead-letter]', { has: page.locator(`a[href="#watch/${id}"]`) });
     await deadLetter.locator('button[data-action=redrive]').click();
     // What the redrive did is judged by its effect, on the page, below: a notice drawn into a view

@@ -5,11 +5,13 @@ import { LATE_AFTER_MS, LogicalRelay } from '../../src/infra/outbox/relaying/log
 import { OutboxRelay } from '../../src/infra/outbox/relaying/outbox.relay';
 import { logicalRelayProblems, slotNameFor } from '../../src/infra/outbox/relaying/replication-slot';
 import { AppProcess } from '../support/app-process';
+import { effectsAt } from '../support/at-the-participants';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { LogicalPostgres } from '../support/logical-postgres';
 import { metricValue } from '../support/metrics';
 import { ProcessClient } from '../support/process-client';
+import { runGatewayUrl } from '../support/run-participants';
 import { HAPPY, prepareScenario, startCheckout } from '../support/scenarios';
 import { SmtpSink } from '../support/smtp-sink';
 import { ADMIN_TOKEN, logs, newQueuePrefix, TestApp } from '../support/test-app';
@@ -286,23 +288,12 @@ describe('The logical relay', () => {
     expect((await client.get(after.id)).status).toBe('COMPLETED');
     expect((await client.invariants()).violations).toEqual([]);
     for (const id of [checkout.id, after.id]) {
-      const rows = await database.query<{ operation: string; n: number }>(
-        `SELECT operation, count(*)::int AS n FROM billing.gateway_requests WHERE reference = $1 AND approved
-          GROUP BY operation ORDER BY operation`,
-        [id],
-      );
+      const money = await effectsAt(runGatewayUrl(), id);
       const [{ emails }] = await database.query<{ emails: number }>(
         `SELECT count(*)::int AS emails FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = 'welcome'`,
         [id],
       );
-      expect({ id, rows, emails }).toEqual({
-        id,
-        rows: [
-          { operation: 'authorize', n: 1 },
-          { operation: 'capture', n: 1 },
-        ],
-        emails: 1,
-      });
+      expect({ id, money, emails }).toEqual({ id, money: { authorize: 1, capture: 1, void: 0, refund: 0 }, emails: 1 });
     }
     process.stdout.write(`Logical relay: the standby read the slot ${takeoverMs} ms after the reader was killed\n`);
 

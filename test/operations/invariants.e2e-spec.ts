@@ -3,6 +3,7 @@ import { Faults } from '../../src/infra/faults/faults';
 import { CardGateway } from '../../src/modules/billing/gateway/card-gateway';
 import { FiscalAuthority } from '../../src/modules/billing/invoicing/fiscal-authority';
 import { MailTransport } from '../../src/modules/notifications/mail/mail-transport';
+import { RunningCardGateway } from '../support/card-gateway-service';
 import { CheckoutClient } from '../support/checkout-client';
 import { eventually } from '../support/eventually';
 import { QUIET_ENV, quiet } from '../support/quiet';
@@ -19,11 +20,15 @@ describe('The invariant checker, on planted violations', () => {
   let app: TestApp;
   let client: CheckoutClient;
   let gateway: CardGateway;
+  let service: RunningCardGateway;
 
   beforeAll(async () => {
+    // A gateway of its own: one plant below rewrites what the gateway remembers.
+    service = await RunningCardGateway.start();
     app = await TestApp.start({
       env: {
         ...QUIET_ENV,
+        CARD_GATEWAY_URL: service.url,
         OUTBOX_RELAY_INTERVAL_MS: '50',
         CHECKOUT_STALLED_AFTER_MS: '2000',
         SAGA_STEP_TIMEOUT_MS: '60000',
@@ -34,7 +39,10 @@ describe('The invariant checker, on planted violations', () => {
     gateway = app.get(CardGateway);
   });
   afterEach(() => app.get(Faults).clear());
-  afterAll(() => app.stop());
+  afterAll(async () => {
+    await app.stop();
+    await service.stop();
+  });
 
   const { report, checkout, planted } = plantedViolations(() => ({ app, client }));
 
@@ -138,8 +146,8 @@ describe('The invariant checker, on planted violations', () => {
     const id = await checkout('completed');
 
     const gained = await planted(() =>
-      app.database.query(
-        `UPDATE billing.gateway_requests SET approved = false WHERE reference = $1 AND operation = 'capture'`,
+      service.query(
+        `UPDATE card_gateway.operations SET approved = false WHERE reference = $1 AND operation = 'capture'`,
         [id],
       ),
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Invariants, type InvariantReport } from '../../src/operations/invariants';
 import { BillingApi } from '../../src/modules/billing';
+import { effectsAt } from './at-the-participants';
 import { eventually } from './eventually';
 import { ADMIN_TOKEN, type TestApp } from './test-app';
 
@@ -145,9 +146,9 @@ export class CheckoutClient {
   }
 
   /**
-   * What left the system for a checkout: the operations the card gateway approved under it (at
-   * the service, from its listing, when the app reaches one: CARD_GATEWAY_URL), and the welcome
-   * emails the mail transport handed over. Counted where a 2 can show up.
+   * What left the system for a checkout: the operations the card gateway service approved under
+   * it (from its listing), and the welcome emails the mail transport handed over. Counted where a
+   * 2 can show up.
    */
   async leftTheSystem(checkoutId: string): Promise<{
     authorize: number;
@@ -157,26 +158,13 @@ export class CheckoutClient {
     welcomeEmails: number;
   }> {
     const db = this.app.database;
-    const service = this.app.get(BillingApi).participants.find(({ name }) => name === 'card-gateway');
-    const operations = service
-      ? await approvedAtTheService(service.url, checkoutId)
-      : await db.query<{ operation: string; n: number }>(
-          `SELECT operation, count(*)::int AS n FROM billing.gateway_requests
-            WHERE reference = $1 AND approved GROUP BY operation`,
-          [checkoutId],
-        );
+    const gateway = this.app.get(BillingApi).participants.find(({ name }) => name === 'card-gateway')!;
+    const effects = await effectsAt(gateway.url, checkoutId);
     const [{ n: welcomeEmails }] = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM notifications.mail_handovers WHERE checkout_id = $1 AND template = 'welcome'`,
       [checkoutId],
     );
-    const count = (operation: string) => operations.find((row) => row.operation === operation)?.n ?? 0;
-    return {
-      authorize: count('authorize'),
-      capture: count('capture'),
-      void: count('void'),
-      refund: count('refund'),
-      welcomeEmails,
-    };
+    return { ...effects, welcomeEmails };
   }
 
   /** What each module recorded about a checkout: the facts the invariants are about. */
@@ -195,15 +183,4 @@ export class CheckoutClient {
     );
     return { payment: payment?.status, entitlement: entitlement?.status, emails: n };
   }
-}
-
-/** The operations a card gateway service approved under a reference, by operation, from its listing. */
-async function approvedAtTheService(url: string, reference: string): Promise<Array<{ operation: string; n: number }>> {
-  const response = await fetch(`${url}/v1/references/${encodeURIComponent(reference)}/operations`);
-  if (!response.ok) throw new Error(`the card gateway did not list ${reference}: ${response.status}`);
-  const { operations } = (await response.json()) as { operations: Array<{ operation: string; approved: boolean }> };
-  const counts = new Map<string, number>();
-  for (const { operation, approved } of operations)
-    if (approved) counts.set(operation, (counts.get(operation) ?? 0) + 1);
-  return [...counts].map(([operation, n]) => ({ operation, n }));
 }

@@ -1,12 +1,12 @@
 import { Client } from 'pg';
 import { escapeIdentifier } from 'pg';
 import IORedis from 'ioredis';
-import { stopRunAuthority } from './run-authority';
+import { stopRunParticipants } from './run-participants';
 import { runDatabasePrefix, runId, TEST_DATABASE_URL, TEST_REDIS_URL, withDatabaseName } from './test-env';
 
-/** Removes whatever this run's tests left behind: the fiscal authority, their databases and their Redis keys. */
+/** Removes whatever this run's tests left behind: the participants, their databases and their Redis keys. */
 export default async function globalTeardown(): Promise<void> {
-  await stopRunAuthority();
+  await stopRunParticipants();
   await dropRunDatabases();
   await unlinkRunKeys();
 }

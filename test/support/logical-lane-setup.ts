@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { laneCluster, LOGICAL_LANE_DATABASE_URL } from './logical-lane';
 import { LogicalPostgres } from './logical-postgres';
-import { startRunAuthority } from './run-authority';
+import { startRunParticipants } from './run-participants';
 import { migrate, migrationsHash } from './template-database';
 import { databaseName, TEST_DATABASE_URL, withDatabaseName } from './test-env';
 
@@ -21,7 +21,7 @@ export default async function logicalLaneSetup(): Promise<void> {
       (process.env.TEST_TEMPLATE_DATABASE ??= `${databaseName(TEST_DATABASE_URL)}_template_${migrationsHash()}`);
     await migrate(await postgres.createDatabase(template));
     process.env[LOGICAL_LANE_DATABASE_URL] = url;
-    await startRunAuthority();
+    await startRunParticipants();
   } catch (error) {
     await postgres.stop();
     throw error;

@@ -3,7 +3,8 @@ import { Faults } from '../../src/infra/faults/faults';
 import { RunningCardGateway } from './card-gateway-service';
 import { CheckoutClient } from './checkout-client';
 import { QUIET_ENV, quiet } from './quiet';
-import { invoicesAt, runAuthorityUrl } from './run-authority';
+import { invoicesAt } from './at-the-participants';
+import { runAuthorityUrl } from './run-participants';
 import { type Expected, STEP_FAULT_CASES } from './step-fault-cases';
 import { TestApp } from './test-app';
 

@@ -13,7 +13,7 @@ export const AUTH_TOKEN_SECRET = 'test-token-secret-0123456789abcdefghijklmnop';
  * What every app the tests start runs with, in this process or as a child process: the token
  * secret, no rate limits (a test that wants a limit sets it), and gauges read at each scrape, so
  * that a test reads a figure right after changing it (a test of the reading interval sets its
- * own), the lane's relay, and the run's fiscal authority. The admin token is the tests' to give: some need an app without one.
+ * own), the lane's relay, and the run's card gateway and fiscal authority. The admin token is the tests' to give: some need an app without one.
  */
 export const testAppEnv = (): Record<string, string> => ({
   AUTH_TOKEN_SECRET,
@@ -25,7 +25,8 @@ export const testAppEnv = (): Record<string, string> => ({
   OUTBOX_RELAY: process.env.TEST_OUTBOX_RELAY ?? 'polling',
   // The queue lane's files run with every delivery through the queues; the rest with the default.
   ...(process.env.TEST_OUTBOX_DELIVERY ? { OUTBOX_DELIVERY: process.env.TEST_OUTBOX_DELIVERY } : {}),
-  // The fiscal authority the run's setup started (run-authority.ts): every checkout invoices there.
+  // The participants the run's setup started (run-participants.ts): every checkout pays and invoices there.
+  ...(process.env.TEST_CARD_GATEWAY_URL ? { CARD_GATEWAY_URL: process.env.TEST_CARD_GATEWAY_URL } : {}),
   ...(process.env.TEST_FISCAL_AUTHORITY_URL ? { FISCAL_AUTHORITY_URL: process.env.TEST_FISCAL_AUTHORITY_URL } : {}),
 });
 

@@ -49,18 +49,12 @@ export class BillingApi {
     @Inject(fiscalAuthorityConfig.KEY) private readonly authorityConfig: FiscalAuthorityConfig,
   ) {}
 
-  /** The services billing reaches over HTTP, by name: the fiscal authority, and the card gateway when it is one. */
+  /** The services billing reaches over HTTP, by name: the card gateway and the fiscal authority. */
   get participants(): Array<{ name: string; url: string }> {
-    const gateway = this.gatewayConfig.url ? [{ name: 'card-gateway', url: this.gatewayConfig.url }] : [];
-    return [...gateway, { name: 'fiscal-authority', url: this.authorityConfig.url }];
-  }
-
-  /**
-   * Whether the card gateway is a service of its own (CARD_GATEWAY_URL set): then what it did is
-   * known only by asking it (`moneyFiledUnder`), and `billing.gateway_requests` stays empty.
-   */
-  get gatewayIsAService(): boolean {
-    return Boolean(this.gatewayConfig.url);
+    return [
+      { name: 'card-gateway', url: this.gatewayConfig.url },
+      { name: 'fiscal-authority', url: this.authorityConfig.url },
+    ];
   }
 
   /**

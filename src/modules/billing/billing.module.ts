@@ -12,12 +12,12 @@ import { CreateBillingSchema1795970000200 } from './database/migrations/17959700
 import { CreateBillingTables1795970002200 } from './database/migrations/1795970002200-create-billing-tables';
 import { AttributeGatewayRequests1795970004200 } from './database/migrations/1795970004200-attribute-gateway-requests';
 import { CreateBillingInvoices1795970010200 } from './database/migrations/1795970010200-create-billing-invoices';
+import { DropGatewayRequests1795970011200 } from './database/migrations/1795970011200-drop-gateway-requests';
 import { InvoicesRepository } from './database/invoices.repository';
-import { GatewayRecords } from './database/gateway-records';
 import { PaymentIntentsRepository } from './database/payment-intents.repository';
 import { PaymentsRepository } from './database/payments.repository';
 import { PlansRepository } from './database/plans.repository';
-import { CardGateway, FakeCardGateway } from './gateway/card-gateway';
+import { CardGateway } from './gateway/card-gateway';
 import { cardGatewayConfig, type CardGatewayConfig } from './gateway/card-gateway.config';
 import { HttpCardGateway } from './gateway/http-card-gateway';
 import { FiscalAuthority } from './invoicing/fiscal-authority';
@@ -47,6 +47,7 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
         CreateBillingTables1795970002200,
         AttributeGatewayRequests1795970004200,
         CreateBillingInvoices1795970010200,
+        DropGatewayRequests1795970011200,
       ],
     }),
   ],
@@ -56,14 +57,10 @@ import { VoidAuthorizationReaction } from './void-authorization/void-authorizati
     PlansRepository,
     PaymentsRepository,
     PaymentIntentsRepository,
-    GatewayRecords,
     {
       provide: CardGateway,
-      inject: [cardGatewayConfig.KEY, GatewayRecords],
-      useFactory: (config: CardGatewayConfig, records: GatewayRecords) =>
-        config.url
-          ? new HttpCardGateway({ ...config, url: config.url })
-          : new FakeCardGateway(records, config.voidsByKey),
+      inject: [cardGatewayConfig.KEY],
+      useFactory: (config: CardGatewayConfig) => new HttpCardGateway(config),
     },
     InvoicesRepository,
     {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { operationsAt } from '../../support/at-the-participants';
 import { CheckoutClient } from '../../support/checkout-client';
 import { quiet } from '../../support/quiet';
+import { runGatewayUrl } from '../../support/run-participants';
 import { SmtpSink } from '../../support/smtp-sink';
 import { EXERCISE_ENV } from '../support/exercise-app';
 import { TestApp } from '../../support/test-app';
@@ -61,19 +63,16 @@ describe('Exercise 08: design the saga', () => {
   }
 
   async function seenFrom(checkoutId: string, email: string): Promise<Seen> {
-    const operations = await app.database.query<{ operation: string; authorization_id: string }>(
-      `SELECT operation, authorization_id FROM billing.gateway_requests
-        WHERE reference = $1 AND approved ORDER BY created_at`,
-      [checkoutId],
-    );
-    const followed = new Set(operations.filter((o) => o.operation !== 'authorize').map((o) => o.authorization_id));
+    // At the card gateway service, in the order it filed them.
+    const operations = (await operationsAt(runGatewayUrl(), checkoutId)).filter((o) => o.approved);
+    const followed = new Set(operations.filter((o) => o.operation !== 'authorize').map((o) => o.authorizationId));
     const [{ n: access }] = await app.database.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM content.entitlements WHERE checkout_id = $1 AND status <> 'revoked'`,
       [checkoutId],
     );
     return {
       statement: operations.map((o) => o.operation),
-      held: operations.filter((o) => o.operation === 'authorize' && !followed.has(o.authorization_id)).length,
+      held: operations.filter((o) => o.operation === 'authorize' && !followed.has(o.authorizationId)).length,
       access,
       emails: sink.received.filter((mail) => mail.to.includes(email)).length,
     };

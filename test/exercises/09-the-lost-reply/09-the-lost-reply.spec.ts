@@ -1,5 +1,7 @@
 import path from 'node:path';
+import { effectsAt, operationsAt } from '../../support/at-the-participants';
 import { quiet } from '../../support/quiet';
+import { runGatewayUrl } from '../../support/run-participants';
 import { THROUGH_THE_QUEUES } from '../../support/test-env';
 import { ExerciseProcess } from '../support/exercise-app';
 import { invariant, narrate, narrateTimeline, target } from '../support/track';
@@ -60,20 +62,19 @@ describe('Exercise 09: the lost reply', () => {
 
       const { status } = await app.client.until(id, ['COMPLETED', 'FAILED', 'INTERVENTION']);
       await quiet(app, QUIET_AFTER_THE_CRASH);
-      const authorizations = await app.database.query<{ idempotency_key: string; captured: boolean }>(
-        `SELECT a.idempotency_key,
-              EXISTS (SELECT 1 FROM billing.gateway_requests c WHERE c.authorization_id = a.authorization_id
-                       AND c.operation = 'capture' AND c.approved) AS captured
-         FROM billing.gateway_requests a
-        WHERE a.operation = 'authorize' AND a.approved AND a.reference = $1
-        ORDER BY a.created_at`,
-        [id],
-      );
+      // Counted at the card gateway service, where a second hold would show.
+      const operations = (await operationsAt(runGatewayUrl(), id)).filter((operation) => operation.approved);
+      const authorizations = operations
+        .filter((operation) => operation.operation === 'authorize')
+        .map((a) => ({
+          key: a.idempotencyKey,
+          captured: operations.some((c) => c.operation === 'capture' && c.authorizationId === a.authorizationId),
+        }));
       narrate(`checkout ${status}; the gateway approved ${authorizations.length} hold(s) for it:`);
-      for (const a of authorizations) narrate(`  key ${a.idempotency_key}: ${a.captured ? 'captured' : 'still held'}`);
+      for (const a of authorizations) narrate(`  key ${a.key}: ${a.captured ? 'captured' : 'still held'}`);
       await narrateTimeline(app, id);
 
-      const holds = authorizations.map((a) => `${a.idempotency_key} (${a.captured ? 'captured' : 'still held'})`);
+      const holds = authorizations.map((a) => `${a.key} (${a.captured ? 'captured' : 'still held'})`);
       invariant(
         "one hold on the buyer's card for one checkout, however often billing asks the gateway " +
           `(a new key is a new purchase to the gateway); it holds: ${holds.join(', ')}`,
@@ -88,11 +89,7 @@ describe('Exercise 09: the lost reply', () => {
       const next = await app.client.start({ userId: buyer.id, planId: 'premium', mode: 'orchestration' });
       const { status: nextStatus } = await app.client.until(next, ['COMPLETED', 'FAILED', 'INTERVENTION']);
       await quiet(app);
-      const [{ n: nextHolds }] = await app.database.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM billing.gateway_requests
-          WHERE operation = 'authorize' AND approved AND reference = $1`,
-        [next],
-      );
+      const nextHolds = (await effectsAt(runGatewayUrl(), next)).authorize;
       narrate(
         `the same buyer checks out again (premium), nothing failing: ${nextStatus}, ${nextHolds} hold(s) approved for it`,
       );

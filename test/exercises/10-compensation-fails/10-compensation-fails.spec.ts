@@ -1,8 +1,10 @@
 import { Faults } from '../../../src/infra/faults/faults';
 import type { InvariantReport } from '../../../src/operations/invariants';
+import { moneyAt } from '../../support/at-the-participants';
 import { CheckoutClient } from '../../support/checkout-client';
 import { eventually } from '../../support/eventually';
 import { quiet } from '../../support/quiet';
+import { runGatewayUrl } from '../../support/run-participants';
 import { EXERCISE_ENV } from '../support/exercise-app';
 import { TestApp } from '../../support/test-app';
 import { invariant, narrate, narrateTimeline } from '../support/track';
@@ -49,14 +51,7 @@ describe('Exercise 10: a compensation that fails', () => {
 
   /** Authorizations the gateway approved under the checkout that nothing followed: money held on the card. */
   async function heldOnTheCard(id: string): Promise<number> {
-    const [{ n }] = await app.database.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM billing.gateway_requests a
-        WHERE a.operation = 'authorize' AND a.approved AND a.reference = $1
-          AND NOT EXISTS (SELECT 1 FROM billing.gateway_requests o WHERE o.authorization_id = a.authorization_id
-                           AND o.approved AND o.operation IN ('capture', 'void', 'refund'))`,
-      [id],
-    );
-    return n;
+    return (await moneyAt(runGatewayUrl(), id)).held;
   }
 
   async function checker(): Promise<InvariantReport> {

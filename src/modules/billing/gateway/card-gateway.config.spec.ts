@@ -22,9 +22,9 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe('The card gateway settings', () => {
-  it('when nothing is set, then the app keeps the fake gateway inside it, with bounded calls ready', () => {
+  it('when nothing is set, then the service is reached at its own default address, with bounded calls', () => {
     expect(settingsFrom({})).toEqual({
-      url: undefined,
+      url: 'http://127.0.0.1:4010',
       timeoutMs: 5_000,
       attempts: 3,
       backoffMs: 100,

@@ -4,7 +4,7 @@ import { type AuthorizationRequest, CardGateway, type GatewayResponse, type Void
 import type { CardGatewayConfig } from './card-gateway.config';
 
 /**
- * With CARD_GATEWAY_URL set: the card gateway service, over HTTP (ParticipantClient): the key in
+ * The card gateway service at CARD_GATEWAY_URL, over HTTP (ParticipantClient): the key in
  * the Idempotency-Key header, at most CARD_GATEWAY_TIMEOUT_MS per request, and up to
  * CARD_GATEWAY_ATTEMPTS requests on a 502, a 503 or a refused connection only. A timeout surfaces
  * as the gateway's failure (callOutside, ADR 0093), and the delivery's next attempt asks again
@@ -14,7 +14,7 @@ export class HttpCardGateway extends CardGateway {
   readonly voidsByKey: boolean;
   private readonly http: ParticipantClient;
 
-  constructor(config: CardGatewayConfig & { url: string }) {
+  constructor(config: CardGatewayConfig) {
     super();
     this.voidsByKey = config.voidsByKey;
     this.http = new ParticipantClient('card-gateway', config);

@@ -1,7 +1,7 @@
 import { IsIn, IsInt, IsString, IsUUID, Matches, MaxLength, Min } from 'class-validator';
 import { defineEvent } from '../../../infra/outbox';
 
-/** The card tokens that the fake gateway understands. */
+/** The test card tokens that the card gateway service understands. */
 export const PAYMENT_METHODS = ['pm_card_ok', 'pm_card_declined', 'pm_card_capture_declined'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
