@@ -10,6 +10,7 @@ import { migratedTemplate } from './template-database';
  */
 export default async function globalSetup(): Promise<void> {
   await checkServices('npm test');
-  process.env.TEST_TEMPLATE_DATABASE = await migratedTemplate();
-  await startRunParticipants();
+  // Apart from each other: the participants have databases of their own.
+  const [template] = await Promise.all([migratedTemplate(), startRunParticipants()]);
+  process.env.TEST_TEMPLATE_DATABASE = template;
 }
