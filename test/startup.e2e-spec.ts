@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { MIGRATION_LOCK } from '../src/infra/database/run-migrations';
 import { AppProcess, freePort } from './support/app-process';
 import { eventually } from './support/eventually';
 import { TcpProxy } from './support/tcp-proxy';
@@ -64,6 +66,48 @@ describe('Starting and stopping the app as a process', () => {
       await proxy.close();
     }
   });
+
+  it('when another replica holds the migrations at start, then the app serves /health 503 until they are done', async () => {
+    // What a replica migrating a long schema change holds: the migrations' advisory lock, on a session of its own.
+    const replica = new Client({ connectionString: database.url });
+    await replica.connect();
+    try {
+      await replica.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const app = await started({ DATABASE_URL: database.url, DATABASE_START_WAIT_MS: '500' });
+
+      // It listens anyway, and says why it is not healthy yet.
+      const health = await eventually(
+        async () => {
+          const answer = await app.get('/health');
+          expect(answer.body).toMatchObject({ message: 'down: postgres', details: { redis: { status: 'up' } } });
+          return answer;
+        },
+        { timeoutMs: 30_000 },
+      );
+      expect(health.status).toBe(503);
+      await app.waitForLine(/Postgres has not answered the start within 500 ms \(waiting for the migrations' lock\)/);
+
+      await replica.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await app.untilHealthy(30_000);
+    } finally {
+      await replica.end();
+    }
+  }, 90_000);
+
+  it('when it is stopped while it waits for the migrations, then it exits', async () => {
+    const replica = new Client({ connectionString: database.url });
+    await replica.connect();
+    try {
+      await replica.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const app = await started({ DATABASE_URL: database.url, DATABASE_START_WAIT_MS: '500' });
+      await app.waitForLine(/waiting for the migrations' lock/);
+
+      app.signal('SIGTERM');
+      expect(await app.exitCode(20_000)).toBe(0);
+    } finally {
+      await replica.end();
+    }
+  }, 60_000);
 
   it('when Redis does not answer, then /health is 503 and names redis', async () => {
     const app = await started({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${await freePort()}` });

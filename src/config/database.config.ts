@@ -27,6 +27,8 @@ class DatabaseEnv {
   @EnvBoolean() @IsBoolean({ message: 'must be true or false' }) DATABASE_MIGRATIONS_RUN: boolean = true;
   @IsInt() @Min(1) @Max(200) DATABASE_POOL_SIZE: number = 10;
   @IsInt() @Min(100) @Max(60_000) DATABASE_RETRY_MS: number = 2_000;
+  /** How long the start waits for Postgres's first answer (connected and migrated) before it listens anyway. */
+  @IsInt() @Min(0) @Max(600_000) DATABASE_START_WAIT_MS: number = 15_000;
   /** How long a statement of the app waits for a lock before it gives up (0: as long as it takes). */
   @IsInt() @Min(0) @Max(600_000) DATABASE_LOCK_TIMEOUT_MS: number = 5_000;
   /** How long one statement of the app may run (0: as long as it takes). */
@@ -77,6 +79,7 @@ export function readDatabaseConfig(source: NodeJS.ProcessEnv = process.env) {
     migrationsRun: env.DATABASE_MIGRATIONS_RUN,
     poolSize: env.DATABASE_POOL_SIZE,
     retryMs: env.DATABASE_RETRY_MS,
+    startWaitMs: env.DATABASE_START_WAIT_MS,
     lockTimeoutMs: env.DATABASE_LOCK_TIMEOUT_MS,
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     preparedStatements: env.DATABASE_PREPARED_STATEMENTS,

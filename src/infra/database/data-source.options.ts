@@ -26,7 +26,7 @@ class TypeOrmToNestLogger implements TypeOrmLogger {
 }
 
 type Optional = 'lockTimeoutMs' | 'statementTimeoutMs' | 'preparedStatements' | 'pooler';
-type Config = Omit<DatabaseConfig, Optional | 'directUrl'> & Partial<Pick<DatabaseConfig, Optional>>;
+type Config = Omit<DatabaseConfig, Optional | 'directUrl' | 'startWaitMs'> & Partial<Pick<DatabaseConfig, Optional>>;
 
 /**
  * The session's bounds, 0 or missing meaning no limit. Straight to Postgres they are sent with the

@@ -22,6 +22,8 @@ export class DatabaseConnector implements OnApplicationBootstrap, OnApplicationS
   private isReady = false;
   private stopping = false;
   private retryTimer?: NodeJS.Timeout;
+  /** What the attempt under way is doing, for the start's warning when it takes long. */
+  private phase = 'connecting';
   /** Set when DATABASE_URL leads somewhere the app cannot run as configured: retrying will not help. */
   private misconfigured?: string;
 
@@ -34,9 +36,23 @@ export class DatabaseConnector implements OnApplicationBootstrap, OnApplicationS
     return this.isReady;
   }
 
-  /** The first attempt is awaited, so that a healthy start is ready when the app listens. */
+  /**
+   * The first attempt is awaited, so that a healthy start is ready when the app listens; but not
+   * longer than DATABASE_START_WAIT_MS: an attempt that waits (for the migrations' lock, held by a
+   * replica migrating; for a migration's own lock) goes on while the app listens and /health says
+   * that Postgres is not ready.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    if (!(await this.attempt(1))) this.retryLater(2);
+    const first = this.attempt(1).then((done) => done || this.retryLater(2));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.config.startWaitMs)));
+    const answered = await Promise.race([first.then(() => true), waited]);
+    clearTimeout(timer);
+    if (!answered) {
+      this.logger.warn(
+        `Postgres has not answered the start within ${this.config.startWaitMs} ms (${this.phase}): listening anyway, with /health saying so until it does`,
+      );
+    }
   }
 
   onApplicationShutdown(): void {
@@ -53,13 +69,16 @@ export class DatabaseConnector implements OnApplicationBootstrap, OnApplicationS
 
   private async attempt(attempt: number): Promise<boolean> {
     try {
+      this.phase = 'connecting';
       if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+      this.phase = 'checking the bounds of its sessions';
       this.misconfigured = await this.boundsDropped();
       if (this.misconfigured) {
         this.logger.error(this.misconfigured);
         return false;
       }
       if (this.config.migrationsRun) {
+        this.phase = "waiting for the migrations' lock";
         const applied = await this.migrate();
         if (applied.length > 0) this.logger.log(`Applied ${applied.length} migration(s)`);
       }
@@ -104,13 +123,14 @@ export class DatabaseConnector implements OnApplicationBootstrap, OnApplicationS
 
   /** On the app's pool straight to Postgres; past a pooler, on a connection of their own to Postgres itself. */
   private async migrate() {
+    const migrating = () => (this.phase = 'migrating');
     if (this.config.pooler === 'none' && this.config.directUrl === this.config.url) {
-      return runMigrations(this.dataSource);
+      return runMigrations(this.dataSource, migrating);
     }
     const direct = new DataSource(migrationDataSourceOptions(this.config));
     await direct.initialize();
     try {
-      return await runMigrations(direct);
+      return await runMigrations(direct, migrating);
     } finally {
       await direct.destroy();
     }
