@@ -67,12 +67,20 @@ describe('Starting and stopping the app as a process', () => {
     }
   });
 
-  it('when another replica holds the migrations at start, then the app serves /health 503 until they are done', async () => {
-    // What a replica migrating a long schema change holds: the migrations' advisory lock, on a session of its own.
+  /** Runs `work` while a session of the test's own holds the migrations' advisory lock, as a replica migrating a long schema change does. */
+  const whileAnotherReplicaMigrates = async (work: (release: () => Promise<unknown>) => Promise<void>) => {
     const replica = new Client({ connectionString: database.url });
     await replica.connect();
     try {
       await replica.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await work(() => replica.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]));
+    } finally {
+      await replica.end();
+    }
+  };
+
+  it('when another replica holds the migrations at start, then the app serves /health 503 until they are done', async () => {
+    await whileAnotherReplicaMigrates(async (release) => {
       const app = await started({ DATABASE_URL: database.url, DATABASE_START_WAIT_MS: '500' });
 
       // It listens anyway, and says why it is not healthy yet.
@@ -87,26 +95,19 @@ describe('Starting and stopping the app as a process', () => {
       expect(health.status).toBe(503);
       await app.waitForLine(/Postgres has not answered the start within 500 ms \(waiting for the migrations' lock\)/);
 
-      await replica.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      await release();
       await app.untilHealthy(30_000);
-    } finally {
-      await replica.end();
-    }
+    });
   }, 90_000);
 
   it('when it is stopped while it waits for the migrations, then it exits', async () => {
-    const replica = new Client({ connectionString: database.url });
-    await replica.connect();
-    try {
-      await replica.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await whileAnotherReplicaMigrates(async () => {
       const app = await started({ DATABASE_URL: database.url, DATABASE_START_WAIT_MS: '500' });
       await app.waitForLine(/waiting for the migrations' lock/);
 
       app.signal('SIGTERM');
       expect(await app.exitCode(20_000)).toBe(0);
-    } finally {
-      await replica.end();
-    }
+    });
   }, 60_000);
 
   it('when Redis does not answer, then /health is 503 and names redis', async () => {
