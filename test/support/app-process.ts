@@ -20,6 +20,12 @@ type Endpoint = { host?: string; ip4?: string; ip6?: string; port: number };
  */
 const PORTS_FROM = 10_000;
 const PORTS_TO = 20_000;
+/**
+ * The Fetch standard's "bad ports" in that range: Node's fetch refuses to reach them ("fetch
+ * failed", its cause "bad port") whatever listens there. An app given 10080 listened, and a
+ * test's /health never reached it: a start that seemed never to listen, in a CI run now and then.
+ */
+const FETCH_REFUSES = new Set([10_080]);
 /** Ports this process handed out: two calls in the same moment never get the same one. */
 const handedOut = new Set<number>();
 
@@ -31,7 +37,7 @@ const handedOut = new Set<number>();
 export async function freePort(alsoFree: (port: number) => number[] = () => []): Promise<number> {
   for (;;) {
     const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
-    if (handedOut.has(port)) continue;
+    if (handedOut.has(port) || FETCH_REFUSES.has(port)) continue;
     const free = await Promise.all([port, ...alsoFree(port)].map(canListen));
     if (!free.every(Boolean)) continue;
     handedOut.add(port);
