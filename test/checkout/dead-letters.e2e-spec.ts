@@ -76,7 +76,10 @@ describe('A dead-lettered delivery of a checkout', () => {
         `SELECT outcome FROM outbox.delivery_attempts WHERE message_id = $1 AND consumer = $2 AND outcome = 'duplicate'`,
         [message.id, WELCOME],
       );
-      expect(refused).toHaveLength(1);
+      // At least this copy. On a busy machine the app's own sweep may have read the row before the
+      // dead letter was written and pushed after its job left Redis, the very race planted here: a
+      // second copy, refused as well (seen once in about a hundred runs beside a busy suite).
+      expect(refused.length).toBeGreaterThanOrEqual(1);
       await quiet(app);
       expect(await client.leftTheSystem(id)).toEqual({ ...LEFT.sold, welcomeEmails: 0 });
       expect(await client.get(id)).toMatchObject({ status: 'INTERVENTION' });
