@@ -35,10 +35,12 @@ describe('Exercise 16: query before compensating', () => {
         CARD_GATEWAY_TIMEOUT_MS: String(TIMEOUT_MS),
         CARD_GATEWAY_ATTEMPTS: '2',
         CARD_GATEWAY_BACKOFF_MS: '20',
-        // The saga gives the authorization up at its first failure (or 300 ms of silence) and
-        // undoes it; a compensation is sent twice, 300 ms apart, then waits for a person
-        // (production waits 5 s, asks three times, and sends a compensation five).
-        SAGA_STEP_TIMEOUT_MS: '300',
+        // The saga gives the authorization up at its first failure (or 600 ms of silence) and
+        // undoes it; a compensation is sent twice, 600 ms apart, then waits for a person
+        // (production waits 5 s, asks three times, and sends a compensation five). Through the
+        // queues on a busy machine, a command may take 300 ms to reach billing: with that wait
+        // the void overtook the authorization, which then never reached the gateway.
+        SAGA_STEP_TIMEOUT_MS: '600',
         SAGA_STEP_ATTEMPTS: '1',
         SAGA_COMPENSATION_ATTEMPTS: '2',
         SAGA_SWEEP_INTERVAL_MS: '50',
